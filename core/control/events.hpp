@@ -1,0 +1,84 @@
+// What a driver tells the Controller (events) and what the Controller asks of a driver (actions).
+// Jobs are indices into Scenario::jobs; nodes into Topology::nodes(); links into Topology::edges(); GPUs are global
+// indices node * gpus_per_node + local. Every job event carries the attempt it belongs to: events of an attempt the
+// controller has already killed are ignored, so a driver need not fence them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "core/model/units.hpp"
+#include "core/plan/iteration_plan.hpp"
+
+namespace tt {
+
+// --- events: driver -> controller -----------------------------------------------------------------------------
+struct Timer {};  // next_deadline() was reached
+struct JobProgress {
+  int job;
+  int attempt;
+  std::int64_t iterations;   // absolute iterations completed (a resumed job counts from its checkpoint)
+  Seconds iteration_time;    // latest measured time of one iteration
+};
+struct CheckpointDone {
+  int job;
+  int attempt;
+  std::int64_t iteration;  // the checkpoint holds the state after this many iterations
+  Seconds write_time;      // how long the write blocked training
+};
+struct JobCompleted {
+  int job;
+  int attempt;
+};
+struct JobStalled {  // a rank saw a communication or device error; the job makes no progress any more
+  int job;
+  int attempt;
+  std::int64_t iterations;  // absolute iterations completed before the error
+  std::string cause;
+};
+struct NodeDown {  // the node died (ground truth from the fault injector); the controller detects it by heartbeat
+  int node;
+  std::string cause;
+};
+struct NodeUp {  // the node is repaired and may take work again
+  int node;
+};
+struct LinkDown {
+  int link;
+};
+struct LinkUp {
+  int link;
+};
+
+using Event = std::variant<Timer, JobProgress, CheckpointDone, JobCompleted, JobStalled, NodeDown, NodeUp, LinkDown,
+                           LinkUp>;
+
+// --- actions: controller -> driver ----------------------------------------------------------------------------
+struct Launch {
+  int job;
+  int attempt;
+  std::vector<int> gpus;             // global GPU indices, in rank order
+  std::int64_t start_iteration = 0;  // resume from this checkpointed iteration
+  std::int64_t iterations = 0;       // total iterations of the job (it stops when it reaches this)
+  std::int64_t checkpoint_every = 0; // iterations between checkpoints; 0: none
+  Seconds startup;                   // launch or restart overhead before the first iteration
+  IterationPlan plan;
+};
+struct Kill {
+  int job;
+  int attempt;
+  std::string reason;
+};
+struct Cordon {  // stop placing work on the node (it is down or drained)
+  int node;
+  std::string reason;
+};
+struct Uncordon {
+  int node;
+};
+
+using Action = std::variant<Launch, Kill, Cordon, Uncordon>;
+
+}  // namespace tt

@@ -1,0 +1,105 @@
+// A scenario: the cluster, its queues, the jobs submitted to it, scripted faults, policies, model constants and the
+// checks a run must pass. Plain values, produced by core/io (which validates them) and read by everything else.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/model/model_spec.hpp"
+#include "core/model/units.hpp"
+#include "core/topo/topology.hpp"
+
+namespace tt {
+
+struct QueueSpec {
+  std::string name;
+  int gpu_quota = 0;  // most GPUs its running jobs may hold at once
+};
+
+struct Parallelism {
+  int tp = 1;
+  int pp = 1;
+  int dp = 1;
+  int world() const { return tp * pp * dp; }
+};
+
+struct JobSpec {
+  std::string name;
+  std::string queue;
+  int priority = 0;            // higher runs first
+  Seconds submit;
+  int gpus = 0;                // equals parallel.world()
+  ModelSpec model;
+  Parallelism parallel;
+  std::int64_t iterations = 0;
+  int global_batch = 0;        // sequences per iteration
+  int seq_len = 0;
+  // Checkpoint every this much training time, or every this many iterations (exactly one is set; neither: none).
+  std::optional<Seconds> checkpoint_interval;
+  std::optional<std::int64_t> checkpoint_every;
+};
+
+enum class FaultKind { NodeCrash, LinkDown };
+const char* to_string(FaultKind k);
+
+struct FaultSpec {
+  FaultKind kind = FaultKind::NodeCrash;
+  Seconds at;
+  std::string target;  // node name for NodeCrash, link name for LinkDown
+  Seconds repair;      // down for this long, then back in service
+};
+
+struct RecoveryPolicy {
+  Seconds detection_timeout = Seconds(60);  // a node that stops heartbeating is declared failed after this
+  Seconds restart_overhead = Seconds(120);  // reschedule + process start + checkpoint load, before training resumes
+  int max_restarts = 10;                    // a job failing more often than this is abandoned
+};
+
+// Constants of the iteration performance model (core/plan/perf_model.hpp); each may be overridden in the scenario.
+struct PerfConstants {
+  double compute_efficiency = 0.45;     // achieved fraction of dense bf16 peak in matmul-heavy compute (MFU-like)
+  double grad_bytes_per_param = 2.0;    // bf16 gradients in the data-parallel all-reduce
+  double activation_bytes = 2.0;        // bf16 activations in tensor-parallel all-reduces and pipeline sends
+  double checkpoint_bytes_per_param = 14.0;  // bf16 weights (2) + fp32 master weights and Adam moments (12)
+  Seconds launch_overhead = Seconds(60);     // first start of a job: process launch, NCCL init, data loader
+};
+
+// How a check compares a measured figure with its threshold.
+enum class CheckOp { Le, Lt, Ge, Gt, Eq };
+const char* to_string(CheckOp op);
+
+// A check on one figure of the run, e.g. {metric "job.end", job "pretrain", op "<=", value 6h}.
+// Metrics: job.end, job.start, job.wait, job.restarts, job.ettr, job.lost_gpu_hours, job.iterations,
+//          cluster.gpu_utilization, cluster.goodput, cluster.makespan, cluster.unfinished_jobs.
+struct CheckSpec {
+  std::string name;   // as shown in reports; defaults to a readable form of the check
+  std::string metric;
+  std::string job;    // for job.* metrics
+  CheckOp op = CheckOp::Le;
+  double value = 0;   // in SI base units (seconds, GPU-hours, ratios, counts)
+};
+
+struct SimOptions {
+  bool fast_forward = true;   // advance steady-state iterations in one step (ARCHITECTURE.md)
+  int measure_iterations = 2; // iterations simulated explicitly before each fast-forward
+  Seconds horizon = Seconds(30 * 86400.0);  // the run stops here even if jobs remain
+};
+
+struct Scenario {
+  std::string name;
+  std::string description;
+  std::string source_file;  // where it was read from, for messages
+  std::uint64_t seed = 1;
+  Topology topology;
+  std::vector<QueueSpec> queues;
+  std::vector<JobSpec> jobs;
+  std::vector<FaultSpec> faults;
+  RecoveryPolicy recovery;
+  PerfConstants perf;
+  SimOptions sim;
+  std::vector<CheckSpec> checks;
+};
+
+}  // namespace tt
