@@ -5,6 +5,8 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
+#include <string>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -29,6 +31,8 @@ class Controller {
   // Closes the record at `now`: open segments end, figures and checks are computed.
   void finish(Seconds now);
   const RunRecord& record() const;
+  // The driver names itself and its model settings (e.g. the pinned SimGrid network model) for the report.
+  void set_driver(std::string name, std::map<std::string, std::string> info);
 
  private:
   struct Impl;

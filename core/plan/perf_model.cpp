@@ -1,0 +1,119 @@
+#include "core/plan/perf_model.hpp"
+
+#include <algorithm>
+#include <cassert>
+
+namespace tt {
+
+const char* to_string(Collective c) {
+  switch (c) {
+    case Collective::AllReduce: return "all_reduce";
+    case Collective::SendRecv: return "sendrecv";
+  }
+  return "?";
+}
+
+RankCoord rank_coord(const Parallelism& p, int rank) {
+  return RankCoord{rank % p.tp, (rank / p.tp) % p.dp, rank / (p.tp * p.dp)};
+}
+
+int rank_of(const Parallelism& p, RankCoord c) { return c.tp + p.tp * (c.dp + p.dp * c.pp); }
+
+VertexId gpu_vertex(const Topology& topo, int global_gpu) {
+  return topo.gpu_vertex(global_gpu / topo.gpus_per_node(), global_gpu % topo.gpus_per_node());
+}
+
+Seconds comm_group_time(const CommGroup& g, const Topology& topo) {
+  const auto n = static_cast<int>(g.gpus.size());
+  if (n < 2) return Seconds(0);
+  BytesPerSecond narrowest(0);
+  Seconds alpha(0);
+  auto edge = [&](int a, int b) {
+    Path p = topo.path(gpu_vertex(topo, a), gpu_vertex(topo, b));
+    BytesPerSecond bw = topo.bottleneck(p);
+    if (narrowest.value == 0 || bw < narrowest) narrowest = bw;
+    alpha = std::max(alpha, topo.latency(p));
+  };
+  if (g.collective == Collective::SendRecv) {
+    edge(g.gpus[0], g.gpus[1]);
+    return g.bytes / narrowest + alpha * g.calls;
+  }
+  for (int i = 0; i < n; ++i) edge(g.gpus[i], g.gpus[(i + 1) % n]);
+  double steps = 2.0 * (n - 1);
+  return Bytes(g.bytes.value * steps / n) / narrowest + alpha * (steps * g.calls);
+}
+
+IterationPlan plan_iteration(const JobSpec& job, const Topology& topo, const std::vector<int>& gpus,
+                             const PerfConstants& k) {
+  const Parallelism& par = job.parallel;
+  assert(static_cast<int>(gpus.size()) == par.world());
+  IterationPlan plan;
+
+  // Compute: training FLOPs of the iteration's tokens spread over all GPUs at an achieved fraction of peak, stretched
+  // by the 1F1B pipeline bubble (pp - 1) / m with m micro-batches per data-parallel replica.
+  const double tokens = static_cast<double>(job.global_batch) * job.seq_len;
+  const double micro_batches = static_cast<double>(job.global_batch) / par.dp;
+  const Flops flops(job.model.train_flops_per_token(job.seq_len) * tokens / par.world());
+  const double bubble = 1.0 + (par.pp - 1) / micro_batches;
+  plan.compute = flops / (topo.gpu().dense_bf16 * k.compute_efficiency) * bubble;
+
+  const double params = job.model.parameters();
+  const double layers_per_stage = static_cast<double>(job.model.layers) / par.pp;
+  const double activation = static_cast<double>(job.seq_len) * job.model.hidden * k.activation_bytes;
+
+  // Tensor parallel: two all-reduces forward and two backward per layer and micro-batch (Megatron-LM).
+  if (par.tp > 1) {
+    CommStep step{"tp", {}};
+    for (int pp = 0; pp < par.pp; ++pp)
+      for (int dp = 0; dp < par.dp; ++dp) {
+        CommGroup g;
+        for (int tp = 0; tp < par.tp; ++tp) g.gpus.push_back(gpus[rank_of(par, {tp, dp, pp})]);
+        g.calls = static_cast<int>(4 * layers_per_stage * micro_batches);
+        g.bytes = Bytes(activation * g.calls);
+        step.groups.push_back(std::move(g));
+      }
+    plan.steps.push_back(std::move(step));
+  }
+  // Pipeline parallel: activations forward and gradients backward across each stage boundary, per micro-batch,
+  // scattered across the tensor-parallel ranks.
+  if (par.pp > 1) {
+    CommStep step{"pp", {}};
+    for (int pp = 0; pp + 1 < par.pp; ++pp)
+      for (int dp = 0; dp < par.dp; ++dp)
+        for (int tp = 0; tp < par.tp; ++tp) {
+          CommGroup g;
+          g.collective = Collective::SendRecv;
+          g.gpus = {gpus[rank_of(par, {tp, dp, pp})], gpus[rank_of(par, {tp, dp, pp + 1})]};
+          g.calls = static_cast<int>(2 * micro_batches);
+          g.bytes = Bytes(activation / par.tp * g.calls);
+          step.groups.push_back(std::move(g));
+        }
+    plan.steps.push_back(std::move(step));
+  }
+  // Data parallel: one all-reduce of the gradients of each rank's model shard (bucketed, counted as one call).
+  if (par.dp > 1) {
+    CommStep step{"dp", {}};
+    for (int pp = 0; pp < par.pp; ++pp)
+      for (int tp = 0; tp < par.tp; ++tp) {
+        CommGroup g;
+        for (int dp = 0; dp < par.dp; ++dp) g.gpus.push_back(gpus[rank_of(par, {tp, dp, pp})]);
+        g.bytes = Bytes(params / (par.tp * par.pp) * k.grad_bytes_per_param);
+        step.groups.push_back(std::move(g));
+      }
+    plan.steps.push_back(std::move(step));
+  }
+
+  for (int pp = 0; pp < par.pp; ++pp)
+    for (int tp = 0; tp < par.tp; ++tp) plan.checkpoint_writers.push_back(gpus[rank_of(par, {tp, 0, pp})]);
+  plan.checkpoint_bytes_per_writer = Bytes(params * k.checkpoint_bytes_per_param / (par.tp * par.pp));
+
+  plan.predicted_iteration = plan.compute;
+  for (const auto& step : plan.steps) {
+    Seconds slowest(0);
+    for (const auto& g : step.groups) slowest = std::max(slowest, comm_group_time(g, topo));
+    plan.predicted_iteration += slowest;
+  }
+  return plan;
+}
+
+}  // namespace tt

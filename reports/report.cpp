@@ -1,0 +1,142 @@
+#include "reports/report.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace tt {
+namespace {
+
+using nlohmann::json;
+
+json opt_seconds(const std::optional<Seconds>& s) { return s ? json(s->value) : json(nullptr); }
+
+json job_json(const JobRecord& j) {
+  json segments = json::array();
+  for (const auto& s : j.segments)
+    segments.push_back({{"attempt", s.attempt},
+                        {"start_s", s.start.value},
+                        {"end_s", opt_seconds(s.end)},
+                        {"nodes", s.nodes},
+                        {"start_iteration", s.start_iteration},
+                        {"reached_iteration", s.reached_iteration},
+                        {"iteration_time_s", s.iteration_time.value},
+                        {"outcome", s.outcome}});
+  json failures = json::array();
+  for (const auto& f : j.failures)
+    failures.push_back({{"cause", f.cause},
+                        {"fault_s", f.fault_time.value},
+                        {"detect_s", f.detect_time.value},
+                        {"time_to_detect_s", (f.detect_time - f.fault_time).value},
+                        {"lost_iterations", f.lost_iterations},
+                        {"lost_gpu_hours", f.lost_gpu_hours}});
+  return {{"name", j.name},
+          {"queue", j.queue},
+          {"gpus", j.gpus},
+          {"priority", j.priority},
+          {"state", j.state},
+          {"submit_s", j.submit.value},
+          {"start_s", opt_seconds(j.first_start)},
+          {"end_s", opt_seconds(j.end)},
+          {"wait_s", j.wait.value},
+          {"restarts", j.restarts},
+          {"iterations_target", j.iterations_target},
+          {"iterations_done", j.iterations_done},
+          {"last_checkpoint_iteration", j.last_checkpoint},
+          {"checkpoints", j.checkpoints},
+          {"checkpoint_time_s", j.checkpoint_time.value},
+          {"predicted_iteration_s", j.predicted_iteration.value},
+          {"measured_iteration_s", j.measured_iteration.value},
+          {"productive_s", j.productive_seconds},
+          {"ettr", j.ettr},
+          {"lost_gpu_hours", j.lost_gpu_hours},
+          {"segments", segments},
+          {"failures", failures}};
+}
+
+}  // namespace
+
+json report_json(const RunRecord& r) {
+  json jobs = json::array();
+  for (const auto& j : r.jobs) jobs.push_back(job_json(j));
+  json decisions = json::array();
+  for (const auto& d : r.decisions) {
+    json e = {{"t_s", d.t.value}, {"kind", d.kind}};
+    if (!d.job.empty()) e["job"] = d.job;
+    if (!d.nodes.empty()) e["nodes"] = d.nodes;
+    e["reason"] = d.reason;
+    decisions.push_back(std::move(e));
+  }
+  json series = json::array();
+  for (const auto& s : r.series)
+    series.push_back({s.t.value, s.gpus_allocated, s.gpus_up, s.jobs_running, s.jobs_pending});
+  json checks = json::array();
+  for (const auto& c : r.checks)
+    checks.push_back({{"name", c.name},
+                      {"metric", c.metric},
+                      {"job", c.job},
+                      {"op", c.op},
+                      {"threshold", c.threshold},
+                      {"measured", c.measured ? json(*c.measured) : json(nullptr)},
+                      {"passed", c.passed},
+                      {"message", c.message}});
+  int passed = 0;
+  for (const auto& c : r.checks) passed += c.passed;
+  json driver_info = json::object();
+  for (const auto& [k, v] : r.driver_info) driver_info[k] = v;
+  return {{"schema_version", kReportSchemaVersion},
+          {"scenario", r.scenario},
+          {"scenario_file", r.scenario_file},
+          {"seed", r.seed},
+          {"driver", r.driver},
+          {"driver_info", driver_info},
+          {"cluster",
+           {{"gpus", r.total_gpus},
+            {"end_s", r.end_time.value},
+            {"gpu_utilization", r.gpu_utilization},
+            {"goodput", r.goodput}}},
+          {"jobs", jobs},
+          {"checks", checks},
+          {"checks_passed", passed},
+          {"checks_failed", static_cast<int>(r.checks.size()) - passed},
+          {"series_columns", {"t_s", "gpus_allocated", "gpus_up", "jobs_running", "jobs_pending"}},
+          {"series", series},
+          {"decisions", decisions}};
+}
+
+std::string write_report(const RunRecord& record, const std::string& dir) {
+  std::filesystem::create_directories(dir);
+  std::string path = (std::filesystem::path(dir) / "report.json").string();
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << report_json(record).dump(2) << "\n";
+  if (!out) throw std::runtime_error("cannot write " + path);
+  return path;
+}
+
+std::string summary_table(const RunRecord& r) {
+  std::ostringstream os;
+  char line[512];
+  std::snprintf(line, sizeof line, "%-22s %-10s %5s %-11s %10s %10s %10s %8s %6s %9s\n", "job", "queue", "gpus",
+                "state", "wait", "start", "end", "restarts", "ettr", "lost GPUh");
+  os << line;
+  for (const auto& j : r.jobs) {
+    std::snprintf(line, sizeof line, "%-22s %-10s %5d %-11s %10s %10s %10s %8d %6.3f %9.1f\n", j.name.c_str(),
+                  j.queue.c_str(), j.gpus, j.state.c_str(), format_seconds(j.wait).c_str(),
+                  j.first_start ? format_seconds(*j.first_start).c_str() : "-",
+                  j.end ? format_seconds(*j.end).c_str() : "-", j.restarts, j.ettr, j.lost_gpu_hours);
+    os << line;
+  }
+  std::snprintf(line, sizeof line, "cluster: %d GPUs, ran %s, GPU utilization %.1f%%, goodput %.1f%%\n", r.total_gpus,
+                format_seconds(r.end_time).c_str(), 100 * r.gpu_utilization, 100 * r.goodput);
+  os << line;
+  int passed = 0;
+  for (const auto& c : r.checks) {
+    passed += c.passed;
+    os << (c.passed ? "  PASS  " : "  FAIL  ") << c.name << ": " << c.message << "\n";
+  }
+  os << "checks: " << passed << " passed, " << (r.checks.size() - passed) << " failed\n";
+  return os.str();
+}
+
+}  // namespace tt

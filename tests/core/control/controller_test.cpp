@@ -1,0 +1,175 @@
+#include "core/control/controller.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "tests/core/scenario_fixture.hpp"
+
+using namespace tt;
+using tt::testing::job;
+using tt::testing::rail_cluster;
+using tt::testing::scenario;
+
+namespace {
+
+std::vector<Launch> launches(const std::vector<Action>& actions) {
+  std::vector<Launch> out;
+  for (const auto& a : actions)
+    if (auto* l = std::get_if<Launch>(&a)) out.push_back(*l);
+  return out;
+}
+
+template <class T>
+int count(const std::vector<Action>& actions) {
+  int n = 0;
+  for (const auto& a : actions) n += std::holds_alternative<T>(a);
+  return n;
+}
+
+const Decision* last_decision(const RunRecord& r, const std::string& kind, const std::string& job) {
+  const Decision* found = nullptr;
+  for (const auto& d : r.decisions)
+    if (d.kind == kind && d.job == job) found = &d;
+  return found;
+}
+
+}  // namespace
+
+TEST_CASE("controller: higher priority first, gang waits for whole nodes", "[unit][control]") {
+  Scenario s = scenario(rail_cluster(2), {{"q", 16}}, {job("big", "q", 16, 0), job("small", "q", 8, 5)});
+  Controller c(s);
+  REQUIRE(c.next_deadline() == Seconds(0));
+  auto actions = c.handle(Timer{}, Seconds(0));
+  auto l = launches(actions);
+  REQUIRE(l.size() == 1);
+  CHECK(l[0].job == 1);  // priority 5 beats priority 0 submitted at the same time
+  CHECK(l[0].gpus.size() == 8);
+  const Decision* pending = last_decision(c.record(), "pending", "big");
+  REQUIRE(pending);
+  CHECK_THAT(pending->reason, Catch::Contains("waiting for 2 whole nodes"));
+
+  actions = c.handle(JobCompleted{1, 1}, Seconds(500));
+  l = launches(actions);
+  REQUIRE(l.size() == 1);  // all 16 GPUs or nothing: only now does it start
+  CHECK(l[0].job == 0);
+  CHECK(l[0].gpus.size() == 16);
+  CHECK(c.record().jobs[0].wait == Seconds(500));
+}
+
+TEST_CASE("controller: a queue over quota waits without blocking another queue", "[unit][control]") {
+  Scenario s = scenario(rail_cluster(4), {{"a", 8}, {"b", 16}},
+                        {job("a1", "a", 8), job("a2", "a", 8), job("b1", "b", 16)});
+  Controller c(s);
+  auto l = launches(c.handle(Timer{}, Seconds(0)));
+  REQUIRE(l.size() == 2);
+  CHECK(l[0].job == 0);
+  CHECK(l[1].job == 2);
+  const Decision* pending = last_decision(c.record(), "pending", "a2");
+  REQUIRE(pending);
+  CHECK_THAT(pending->reason, Catch::Contains("quota of queue a exhausted: 8 of 8 GPUs in use"));
+}
+
+TEST_CASE("controller: multi-node jobs are packed into one leaf group", "[unit][control]") {
+  // Three groups of 2 nodes; group 0 is half used, so a 2-node job must go to a wholly free group.
+  Scenario s = scenario(rail_cluster(6, 2), {{"q", 48}}, {job("one", "q", 8), job("two", "q", 16, 0, 1)});
+  Controller c(s);
+  c.handle(Timer{}, Seconds(0));
+  auto l = launches(c.handle(Timer{}, Seconds(1)));
+  REQUIRE(l.size() == 1);
+  int g0 = s.topology.nodes()[l[0].gpus.front() / 8].group;
+  int g1 = s.topology.nodes()[l[0].gpus.back() / 8].group;
+  CHECK(g0 == g1);
+  CHECK(g0 != 0);
+}
+
+TEST_CASE("controller: node failure is detected after the timeout and the job resumes from its checkpoint",
+          "[unit][control]") {
+  Scenario s = scenario(rail_cluster(2), {{"q", 16}}, {job("train", "q", 8)});
+  Controller c(s);
+  auto l = launches(c.handle(Timer{}, Seconds(0)));
+  REQUIRE(l.size() == 1);
+  const int node = l[0].gpus[0] / 8;
+  CHECK(l[0].start_iteration == 0);
+  CHECK(l[0].startup == s.perf.launch_overhead);
+
+  c.handle(JobProgress{0, 1, 100, Seconds(2)}, Seconds(300));
+  c.handle(CheckpointDone{0, 1, 100, Seconds(5)}, Seconds(305));
+  c.handle(JobProgress{0, 1, 150, Seconds(2)}, Seconds(405));
+  auto actions = c.handle(NodeDown{node, "scripted crash"}, Seconds(410));
+  CHECK(count<Kill>(actions) == 0);  // not yet detected
+  CHECK(count<Cordon>(actions) == 1);
+  REQUIRE(c.next_deadline() == Seconds(470));
+
+  actions = c.handle(Timer{}, Seconds(470));
+  REQUIRE(count<Kill>(actions) == 1);
+  l = launches(actions);
+  REQUIRE(l.size() == 1);  // the other node is free: restart there at once
+  CHECK(l[0].gpus[0] / 8 != node);
+  CHECK(l[0].start_iteration == 100);
+  CHECK(l[0].startup == s.recovery.restart_overhead);
+  CHECK(l[0].attempt == 2);
+
+  const JobRecord& jr = c.record().jobs[0];
+  REQUIRE(jr.failures.size() == 1);
+  CHECK(jr.restarts == 1);
+  CHECK(jr.failures[0].lost_iterations == 50);
+  // (50 iterations x 2 s + 60 s detection + 120 s restart) x 8 GPUs
+  CHECK(jr.failures[0].lost_gpu_hours == Approx((50 * 2 + 60 + 120) * 8 / 3600.0));
+  CHECK(jr.failures[0].detect_time - jr.failures[0].fault_time == Seconds(60));
+
+  // Events of the killed attempt are ignored.
+  c.handle(JobCompleted{0, 1}, Seconds(480));
+  CHECK(c.record().jobs[0].state == "running");
+  c.handle(JobCompleted{0, 2}, Seconds(5000));
+  CHECK(c.record().jobs[0].state == "completed");
+  CHECK(c.done());
+}
+
+TEST_CASE("controller: a down node takes no work until it is repaired", "[unit][control]") {
+  Scenario s = scenario(rail_cluster(1), {{"q", 8}}, {job("train", "q", 8)});
+  Controller c(s);
+  c.handle(Timer{}, Seconds(0));
+  c.handle(NodeDown{0, "crash"}, Seconds(10));
+  auto actions = c.handle(Timer{}, Seconds(70));
+  CHECK(count<Kill>(actions) == 1);
+  CHECK(launches(actions).empty());
+  const Decision* pending = last_decision(c.record(), "pending", "train");
+  REQUIRE(pending);
+  CHECK_THAT(pending->reason, Catch::Contains("0 free"));
+  auto l = launches(c.handle(NodeUp{0}, Seconds(1000)));
+  REQUIRE(l.size() == 1);
+  CHECK(l[0].attempt == 2);
+}
+
+TEST_CASE("controller: a job failing more than max_restarts times is abandoned", "[unit][control]") {
+  Scenario s = scenario(rail_cluster(1), {{"q", 8}}, {job("flaky", "q", 8)});
+  s.recovery.max_restarts = 1;
+  Controller c(s);
+  c.handle(Timer{}, Seconds(0));
+  c.handle(JobStalled{0, 1, 0, "NCCL error"}, Seconds(10));
+  auto l = launches(c.handle(Timer{}, Seconds(70)));
+  REQUIRE(l.size() == 1);
+  c.handle(JobStalled{0, 2, 0, "NCCL error"}, Seconds(200));
+  c.handle(Timer{}, Seconds(260));
+  CHECK(c.record().jobs[0].state == "abandoned");
+  CHECK(c.done());
+}
+
+TEST_CASE("controller: finish computes ETTR from kept iterations and evaluates checks", "[unit][control]") {
+  Scenario s = scenario(rail_cluster(1), {{"q", 8}}, {job("train", "q", 8, 0, 0, 200)});
+  s.checks.push_back({"ends", "job.end", "train", CheckOp::Le, 1000});
+  s.checks.push_back({"no restarts", "job.restarts", "train", CheckOp::Eq, 0});
+  s.checks.push_back({"util", "cluster.gpu_utilization", "", CheckOp::Ge, 0.99});
+  Controller c(s);
+  c.handle(Timer{}, Seconds(0));
+  c.handle(JobProgress{0, 1, 200, Seconds(4)}, Seconds(860));
+  c.handle(JobCompleted{0, 1}, Seconds(860));
+  c.finish(Seconds(860));
+  const RunRecord& r = c.record();
+  CHECK(r.jobs[0].productive_seconds == Approx(800));
+  CHECK(r.jobs[0].ettr == Approx(800.0 / 860));
+  REQUIRE(r.checks.size() == 3);
+  CHECK(r.checks[0].passed);
+  CHECK(r.checks[1].passed);
+  CHECK(r.checks[2].passed);
+  CHECK(r.all_checks_passed());
+}
