@@ -1,5 +1,6 @@
 #include "core/model/units.hpp"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -55,12 +56,25 @@ std::string fixed(double v, const char* unit) {
 
 }  // namespace
 
+// One or more number-unit pairs: "90s", "1h30m", "2d 4h".
 std::optional<Seconds> parse_seconds(std::string_view text) {
-  auto s = split_number(text);
-  if (!s) return std::nullopt;
-  auto f = lookup(s->suffix, kTime);
-  if (!f) return std::nullopt;
-  return Seconds(s->number * *f);
+  double total = 0;
+  bool any = false;
+  while (true) {
+    while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+    if (text.empty()) break;
+    auto s = split_number(text);
+    if (!s) return std::nullopt;
+    std::size_t unit_len = 0;
+    while (unit_len < s->suffix.size() && std::isalpha(static_cast<unsigned char>(s->suffix[unit_len]))) ++unit_len;
+    auto f = lookup(s->suffix.substr(0, unit_len), kTime);
+    if (!f) return std::nullopt;
+    total += s->number * *f;
+    any = true;
+    text = s->suffix.substr(unit_len);
+  }
+  if (!any) return std::nullopt;
+  return Seconds(total);
 }
 
 std::optional<Bytes> parse_bytes(std::string_view text) {

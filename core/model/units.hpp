@@ -38,7 +38,7 @@ constexpr Seconds operator/(Flops f, FlopsPerSecond r) { return Seconds(f.value 
 constexpr Bytes operator*(BytesPerSecond r, Seconds t) { return Bytes(r.value * t.value); }
 constexpr Flops operator*(FlopsPerSecond r, Seconds t) { return Flops(r.value * t.value); }
 
-// "2us", "1.5ms", "30s", "30m", "48h", "7d"; a bare number is rejected (units are required).
+// "2us", "1.5ms", "30s", "30m", "48h", "7d", "1h30m"; a bare number is rejected (units are required).
 std::optional<Seconds> parse_seconds(std::string_view text);
 // "80GiB", "80GB", "512MiB", "1.5TB", "4096B".
 std::optional<Bytes> parse_bytes(std::string_view text);
