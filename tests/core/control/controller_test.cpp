@@ -35,7 +35,7 @@ const Decision* last_decision(const RunRecord& r, const std::string& kind, const
 }  // namespace
 
 TEST_CASE("controller: higher priority first, gang waits for whole nodes", "[unit][control]") {
-  Scenario s = scenario(rail_cluster(2), {{"q", 16}}, {job("big", "q", 16, 0), job("small", "q", 8, 5)});
+  Scenario s = scenario(rail_cluster(2), {{"q", 32}}, {job("big", "q", 16, 0), job("small", "q", 8, 5)});
   Controller c(s);
   REQUIRE(c.next_deadline() == Seconds(0));
   auto actions = c.handle(Timer{}, Seconds(0));
