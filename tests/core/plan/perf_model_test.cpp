@@ -1,0 +1,61 @@
+#include "core/plan/perf_model.hpp"
+
+#include <catch2/catch.hpp>
+
+#include "tests/core/scenario_fixture.hpp"
+
+using namespace tt;
+
+TEST_CASE("perf model: compute time is training FLOPs over peak x efficiency, with the pipeline bubble",
+          "[unit][plan]") {
+  Topology topo = testing::rail_cluster(4);
+  JobSpec j = testing::job("j", "q", 32);
+  j.parallel = {8, 2, 2};
+  j.global_batch = 64;
+  j.seq_len = 4096;
+  std::vector<int> gpus(32);
+  for (int i = 0; i < 32; ++i) gpus[i] = i;
+  PerfConstants k;
+  IterationPlan plan = plan_iteration(j, topo, gpus, k);
+  double flops = j.model.train_flops_per_token(4096) * 64 * 4096 / 32;
+  double bubble = 1 + 1.0 / 32;  // pp - 1 over 32 micro-batches per replica
+  CHECK(plan.compute.value == Approx(flops / (989e12 * k.compute_efficiency) * bubble));
+  REQUIRE(plan.steps.size() == 3);
+  CHECK(plan.steps[0].label == "tp");
+  CHECK(plan.steps[1].label == "pp");
+  CHECK(plan.steps[2].label == "dp");
+  CHECK(plan.predicted_iteration > plan.compute);
+}
+
+TEST_CASE("perf model: groups follow Megatron rank order; data-parallel rings stay on one rail", "[unit][plan]") {
+  Topology topo = testing::rail_cluster(4);
+  JobSpec j = testing::job("j", "q", 32);
+  j.parallel = {8, 1, 4};
+  std::vector<int> gpus(32);
+  for (int i = 0; i < 32; ++i) gpus[i] = i;
+  IterationPlan plan = plan_iteration(j, topo, gpus, PerfConstants{});
+  REQUIRE(plan.steps.size() == 2);
+  const CommStep& tp = plan.steps[0];
+  REQUIRE(tp.groups.size() == 4);
+  CHECK(tp.groups[1].gpus == std::vector<int>{8, 9, 10, 11, 12, 13, 14, 15});  // one node
+  const CommStep& dp = plan.steps[1];
+  REQUIRE(dp.groups.size() == 8);
+  CHECK(dp.groups[3].gpus == std::vector<int>{3, 11, 19, 27});  // local GPU 3 of each node: rail 3
+  double shard_params = j.model.parameters() / 8;
+  CHECK(dp.groups[0].bytes.value == Approx(shard_params * 2));
+  // Checkpoint: the 8 ranks of data-parallel replica 0 each write their shard (14 bytes per parameter).
+  CHECK(plan.checkpoint_writers == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
+  CHECK(plan.checkpoint_bytes_per_writer.value == Approx(j.model.parameters() * 14 / 8));
+}
+
+TEST_CASE("perf model: a ring all-reduce costs 2(n-1)/n S/B + 2(n-1) alpha", "[unit][plan]") {
+  Topology topo = testing::rail_cluster(4);
+  CommGroup g;
+  g.gpus = {0, 8, 16, 24};  // rail 0 across four nodes of one group: GPU -> leaf -> GPU
+  g.bytes = Bytes(1e9);
+  Path p = topo.path(gpu_vertex(topo, 0), gpu_vertex(topo, 8));
+  double alpha = topo.latency(p).value;
+  double bw = topo.bottleneck(p).value;
+  CHECK(bw == Approx(50e9));
+  CHECK(comm_group_time(g, topo).value == Approx(2.0 * 3 / 4 * 1e9 / bw + 6 * alpha));
+}
