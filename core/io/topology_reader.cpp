@@ -227,14 +227,16 @@ Topology read_topology(const nlohmann::json& doc, const std::string& file, const
   FabricParams p;
   p.name = o.str("name");
   auto generator = o.str("generator");
+  if (generator != "rail-optimized" && generator != "leaf-spine" && generator != "single-node" &&
+      generator != "explicit")
+    o.fail("generator",
+           "one of \"rail-optimized\", \"leaf-spine\", \"single-node\", \"explicit\", found \"" + generator + "\"");
   p.gpu = read_gpu(o);
   p.nvlink_latency = o.opt_seconds("nvlink_latency").value_or(Seconds(0.5e-6));
   p.link_latency = o.opt_seconds("link_latency").value_or(Seconds(1e-6));
-  if (generator == "rail-optimized" || generator == "leaf-spine") return read_fabric(o, p, generator);
   if (generator == "single-node") return read_single_node(o, p);
   if (generator == "explicit") return read_explicit(o, p);
-  o.fail("generator",
-         "one of \"rail-optimized\", \"leaf-spine\", \"single-node\", \"explicit\", found \"" + generator + "\"");
+  return read_fabric(o, p, generator);
 }
 
 Topology read_topology_file(const std::string& path) { return read_topology(load_json_file(path), path, ""); }
