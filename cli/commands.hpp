@@ -1,0 +1,24 @@
+// Subcommands of the traintwin CLI. Each file cli/cmd_*.cpp adds one subcommand to the app and returns the function
+// to run when it is chosen; main() runs it and maps errors to exit codes (input errors: 2).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace tt::cli {
+
+inline constexpr int kExitChecksFailed = 1;
+inline constexpr int kExitBadInput = 2;
+inline constexpr int kExitInternal = 3;
+
+using Command = std::function<int()>;
+struct Registered {
+  CLI::App* sub;
+  Command run;
+};
+
+Registered add_run(CLI::App& app);
+Registered add_validate(CLI::App& app);
+Registered add_topo(CLI::App& app);
+
+}  // namespace tt::cli
