@@ -31,6 +31,8 @@ json job_json(const JobRecord& j) {
                         {"time_to_detect_s", (f.detect_time - f.fault_time).value},
                         {"lost_iterations", f.lost_iterations},
                         {"lost_gpu_hours", f.lost_gpu_hours}});
+  json checkpoint_times = json::array();
+  for (const auto& t : j.checkpoint_times) checkpoint_times.push_back(t.value);
   return {{"name", j.name},
           {"queue", j.queue},
           {"gpus", j.gpus},
@@ -46,6 +48,7 @@ json job_json(const JobRecord& j) {
           {"last_checkpoint_iteration", j.last_checkpoint},
           {"checkpoints", j.checkpoints},
           {"checkpoint_time_s", j.checkpoint_time.value},
+          {"checkpoint_times_s", checkpoint_times},
           {"predicted_iteration_s", j.predicted_iteration.value},
           {"measured_iteration_s", j.measured_iteration.value},
           {"productive_s", j.productive_seconds},

@@ -192,12 +192,13 @@ struct Controller::Impl {
     segment(e.job).iteration_time = e.iteration_time;
   }
 
-  void on(const CheckpointDone& e, Seconds, std::vector<Action>&) {
+  void on(const CheckpointDone& e, Seconds now, std::vector<Action>&) {
     if (stale(e.job, e.attempt) || jobs[e.job].state != JobState::Running) return;
     jobs[e.job].checkpoint = e.iteration;
     JobRecord& jr = rec.jobs[e.job];
     jr.last_checkpoint = e.iteration;
     ++jr.checkpoints;
+    jr.checkpoint_times.push_back(now);
     jr.checkpoint_time += e.write_time;
   }
 

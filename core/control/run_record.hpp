@@ -53,6 +53,7 @@ struct JobRecord {
   std::int64_t iterations_done = 0;
   std::int64_t last_checkpoint = 0;
   int checkpoints = 0;
+  std::vector<Seconds> checkpoint_times;  // when each checkpoint completed
   Seconds checkpoint_time;       // total training time blocked by checkpoint writes
   Seconds wait;                  // total time queued (first wait and after failures)
   Seconds predicted_iteration;   // closed form
