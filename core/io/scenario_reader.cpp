@@ -1,6 +1,7 @@
 #include "core/io/scenario_reader.hpp"
 
 #include <algorithm>
+#include <cfloat>
 #include <climits>
 #include <filesystem>
 #include <map>
@@ -98,8 +99,8 @@ std::optional<Seconds> opt_positive_seconds(JsonObject& o, const std::string& ke
 
 // A number in (0, max].
 std::optional<double> opt_positive(JsonObject& o, const std::string& key, double max) {
-  auto v = o.opt_number(key, 0, max);
-  if (v && *v <= 0) {
+  auto v = o.opt_number(key, -DBL_MAX, DBL_MAX);
+  if (v && (*v <= 0 || *v > max)) {
     std::ostringstream os;
     os << "a number in (0, " << max << "], found " << *v;
     o.fail(key, os.str());
