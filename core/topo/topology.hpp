@@ -1,10 +1,14 @@
 // Topology: the cluster as a Boost.Graph of GPUs, NVSwitches, leaf and spine switches and a storage target, joined by
 // full-duplex links (one graph edge per cable, the same bandwidth in each direction). Built by a generator
 // (core/topo/generators.hpp) or from an explicit description; immutable once built. Ids are dense indices.
+// EdgeIds belong to one Topology object: a copy remaps its own edges(), so take EdgeIds from the copy you query.
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <boost/graph/adjacency_list.hpp>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/model/gpu.hpp"
@@ -23,7 +27,7 @@ struct VertexProps {
   std::string name;  // unique: "n3/gpu5", "n3/nvswitch", "leaf-su0-rail2", "spine4", "storage"
   int node = -1;     // for Gpu and NvSwitch: index into Topology::nodes()
   int local = -1;    // for Gpu: index within its node (= its rail)
-  int group = -1;    // for Leaf: the leaf group (scalable unit / rack) it serves
+  int group = -1;    // for Leaf: the leaf group (scalable unit / rack) it serves; for Gpu and NvSwitch: its node's
 };
 
 struct LinkProps {
@@ -31,6 +35,7 @@ struct LinkProps {
   std::string name;  // unique
   BytesPerSecond bandwidth;  // per direction
   Seconds latency;
+  int id = -1;       // index in Topology::edges() (stable across copies, unlike EdgeId)
 };
 
 using TopoGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, VertexProps, LinkProps>;
@@ -54,6 +59,11 @@ using Path = std::vector<Hop>;
 class Topology {
  public:
   Topology() = default;
+  // Copies and moves remap edges() onto the new graph (an adjacency_list edge descriptor points into its graph).
+  Topology(const Topology& other);
+  Topology(Topology&& other);
+  Topology& operator=(const Topology& other);
+  Topology& operator=(Topology&& other);
 
   const std::string& name() const { return name_; }
   const std::string& generator() const { return generator_; }  // "single-node", "rail-optimized", "leaf-spine", "explicit"
@@ -63,24 +73,31 @@ class Topology {
   int gpus_per_node() const { return gpus_per_node_; }
   int total_gpus() const { return static_cast<int>(nodes_.size()) * gpus_per_node_; }
   int groups() const { return groups_; }
-  VertexId storage() const { return storage_; }
-  BytesPerSecond storage_bandwidth() const;
+  bool has_storage() const { return has_storage_; }
+  VertexId storage() const { return storage_; }  // meaningful only when has_storage()
+  BytesPerSecond storage_bandwidth() const;       // sum over the storage vertex's links; zero without storage
 
   VertexId gpu_vertex(int node, int local) const { return nodes_[node].gpus[local]; }
   int find_vertex(const std::string& name) const;  // -1 when absent
   int find_node(const std::string& name) const;    // -1 when absent
   int find_link(const std::string& name) const;    // edge index in edges(), -1 when absent
   const std::vector<EdgeId>& edges() const { return edges_; }  // stable order (creation order)
-  int switch_count(VertexKind kind) const;
+  int switch_count(VertexKind kind) const;  // vertices of that kind (also counts Gpu and Storage vertices)
+  const LinkProps& link(int index) const { return graph_[edges_[index]]; }
 
-  // Fewest-hops path (breadth-first search; ties broken by vertex index so it is deterministic).
+  // Fewest-hops path (breadth-first search; ties broken by vertex index so it is deterministic). Empty when
+  // from == to; throws std::invalid_argument when `to` cannot be reached.
   Path path(VertexId from, VertexId to) const;
+  // A fewest-hops path like path(), but where several next hops tie, `spread` picks one of them (ECMP-style hashing:
+  // flows given different spreads are spread over parallel spines). spread == 0 gives path().
+  Path ecmp_path(VertexId from, VertexId to, std::uint64_t spread) const;
   // Sum of the latencies along a path, and its narrowest link.
   Seconds latency(const Path& p) const;
   BytesPerSecond bottleneck(const Path& p) const;
 
   // Bisection bandwidth: maximum flow (Boost push-relabel) from the GPUs of the first half of the nodes to those of
-  // the second half, one direction. Nodes are split in index order, which generators lay out group by group.
+  // the second half, one direction. Nodes are split in index order, which generators lay out group by group. The
+  // storage vertex is left out. A one-node topology splits its GPUs in local order instead.
   BytesPerSecond bisection_bandwidth() const;
 
   // Builder interface, used by generators and the explicit reader.
@@ -88,6 +105,7 @@ class Topology {
 
  private:
   friend struct Builder;
+  void remap_edges();
   std::string name_;
   std::string generator_;
   GpuSpec gpu_;
@@ -97,15 +115,23 @@ class Topology {
   int gpus_per_node_ = 0;
   int groups_ = 0;
   VertexId storage_ = 0;
+  bool has_storage_ = false;
+  std::unordered_map<std::string, int> vertex_index_;
+  std::unordered_map<std::string, int> node_index_;
+  std::unordered_map<std::string, int> link_index_;
+  std::array<int, 5> kind_count_{};  // by VertexKind
 };
 
+// Names must be unique (vertices among vertices, links among links); a duplicate throws std::invalid_argument, so
+// readers check names first to report them with a JSON pointer.
 struct Topology::Builder {
   Topology t;
   explicit Builder(std::string name, std::string generator, GpuSpec gpu, int gpus_per_node);
-  // Adds a node with gpus_per_node GPUs on one NVSwitch (GPU<->NVSwitch links at the GPU's NVLink bandwidth).
+  // Adds a node with gpus_per_node GPUs "<name>/gpu<i>" on one NVSwitch "<name>/nvswitch", joined by NvLink links
+  // "<name>/gpu<i>~<name>/nvswitch" at the GPU's NVLink bandwidth.
   int add_node(const std::string& name, int group, Seconds nvlink_latency);
   VertexId add_switch(VertexKind kind, const std::string& name, int group = -1);
-  VertexId add_storage(const std::string& name);
+  VertexId add_storage(const std::string& name);  // at most one
   EdgeId add_link(VertexId a, VertexId b, LinkKind kind, const std::string& name, BytesPerSecond bw, Seconds lat);
   Topology build() &&;
 };

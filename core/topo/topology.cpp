@@ -1,0 +1,295 @@
+#include "core/topo/topology.hpp"
+
+#include <algorithm>
+#include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/push_relabel_max_flow.hpp>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+namespace tt {
+
+const char* to_string(VertexKind k) {
+  switch (k) {
+    case VertexKind::Gpu: return "gpu";
+    case VertexKind::NvSwitch: return "nvswitch";
+    case VertexKind::Leaf: return "leaf";
+    case VertexKind::Spine: return "spine";
+    case VertexKind::Storage: return "storage";
+  }
+  return "?";
+}
+
+const char* to_string(LinkKind k) {
+  switch (k) {
+    case LinkKind::NvLink: return "nvlink";
+    case LinkKind::Nic: return "nic";
+    case LinkKind::Fabric: return "fabric";
+    case LinkKind::Storage: return "storage";
+  }
+  return "?";
+}
+
+// --- copies: adjacency_list has no move constructor and its edge descriptors point into their own graph ---
+
+Topology::Topology(const Topology& other)
+    : name_(other.name_),
+      generator_(other.generator_),
+      gpu_(other.gpu_),
+      graph_(other.graph_),
+      nodes_(other.nodes_),
+      gpus_per_node_(other.gpus_per_node_),
+      groups_(other.groups_),
+      storage_(other.storage_),
+      has_storage_(other.has_storage_),
+      vertex_index_(other.vertex_index_),
+      node_index_(other.node_index_),
+      link_index_(other.link_index_),
+      kind_count_(other.kind_count_) {
+  remap_edges();
+}
+
+Topology::Topology(Topology&& other) : Topology() { *this = std::move(other); }
+
+Topology& Topology::operator=(const Topology& other) {
+  if (this == &other) return *this;
+  Topology copy(other);
+  *this = std::move(copy);
+  return *this;
+}
+
+Topology& Topology::operator=(Topology&& other) {
+  if (this == &other) return *this;
+  name_ = std::move(other.name_);
+  generator_ = std::move(other.generator_);
+  gpu_ = std::move(other.gpu_);
+  graph_ = other.graph_;  // a copy: see above
+  nodes_ = std::move(other.nodes_);
+  gpus_per_node_ = other.gpus_per_node_;
+  groups_ = other.groups_;
+  storage_ = other.storage_;
+  has_storage_ = other.has_storage_;
+  vertex_index_ = std::move(other.vertex_index_);
+  node_index_ = std::move(other.node_index_);
+  link_index_ = std::move(other.link_index_);
+  kind_count_ = other.kind_count_;
+  remap_edges();
+  return *this;
+}
+
+void Topology::remap_edges() {
+  edges_.assign(boost::num_edges(graph_), EdgeId());
+  for (auto [it, end] = boost::edges(graph_); it != end; ++it) edges_[graph_[*it].id] = *it;
+}
+
+// --- builder ---
+
+Topology::Builder::Builder(std::string name, std::string generator, GpuSpec gpu, int gpus_per_node) {
+  t.name_ = std::move(name);
+  t.generator_ = std::move(generator);
+  t.gpu_ = std::move(gpu);
+  t.gpus_per_node_ = gpus_per_node;
+}
+
+namespace {
+VertexId add_vertex_named(TopoGraph& g, std::unordered_map<std::string, int>& index, VertexProps props) {
+  if (index.count(props.name)) throw std::invalid_argument("duplicate vertex name \"" + props.name + "\"");
+  std::string name = props.name;
+  VertexId v = boost::add_vertex(std::move(props), g);
+  index.emplace(std::move(name), static_cast<int>(v));
+  return v;
+}
+}  // namespace
+
+int Topology::Builder::add_node(const std::string& name, int group, Seconds nvlink_latency) {
+  if (t.node_index_.count(name)) throw std::invalid_argument("duplicate node name \"" + name + "\"");
+  int node = static_cast<int>(t.nodes_.size());
+  NodeInfo info;
+  info.name = name;
+  info.group = group;
+  for (int i = 0; i < t.gpus_per_node_; ++i) {
+    VertexProps p{VertexKind::Gpu, name + "/gpu" + std::to_string(i), node, i, group};
+    info.gpus.push_back(add_vertex_named(t.graph_, t.vertex_index_, std::move(p)));
+  }
+  info.nvswitch = add_vertex_named(t.graph_, t.vertex_index_, VertexProps{VertexKind::NvSwitch, name + "/nvswitch", node, -1, group});
+  t.kind_count_[static_cast<int>(VertexKind::Gpu)] += t.gpus_per_node_;
+  t.kind_count_[static_cast<int>(VertexKind::NvSwitch)] += 1;
+  const std::string& sw = t.graph_[info.nvswitch].name;
+  for (int i = 0; i < t.gpus_per_node_; ++i) {
+    VertexId g = info.gpus[i];
+    add_link(g, info.nvswitch, LinkKind::NvLink, t.graph_[g].name + "~" + sw, t.gpu_.nvlink, nvlink_latency);
+  }
+  t.node_index_.emplace(name, node);
+  t.nodes_.push_back(std::move(info));
+  return node;
+}
+
+VertexId Topology::Builder::add_switch(VertexKind kind, const std::string& name, int group) {
+  if (kind != VertexKind::Leaf && kind != VertexKind::Spine && kind != VertexKind::NvSwitch)
+    throw std::invalid_argument("add_switch: not a switch kind: " + std::string(to_string(kind)));
+  VertexId v = add_vertex_named(t.graph_, t.vertex_index_, VertexProps{kind, name, -1, -1, group});
+  t.kind_count_[static_cast<int>(kind)] += 1;
+  return v;
+}
+
+VertexId Topology::Builder::add_storage(const std::string& name) {
+  if (t.has_storage_) throw std::invalid_argument("a topology has at most one storage vertex");
+  t.storage_ = add_vertex_named(t.graph_, t.vertex_index_, VertexProps{VertexKind::Storage, name, -1, -1, -1});
+  t.has_storage_ = true;
+  t.kind_count_[static_cast<int>(VertexKind::Storage)] += 1;
+  return t.storage_;
+}
+
+EdgeId Topology::Builder::add_link(VertexId a, VertexId b, LinkKind kind, const std::string& name, BytesPerSecond bw,
+                                   Seconds lat) {
+  if (t.link_index_.count(name)) throw std::invalid_argument("duplicate link name \"" + name + "\"");
+  if (a == b) throw std::invalid_argument("link \"" + name + "\" joins a vertex to itself");
+  int id = static_cast<int>(t.edges_.size());
+  EdgeId e = boost::add_edge(a, b, LinkProps{kind, name, bw, lat, id}, t.graph_).first;
+  t.edges_.push_back(e);
+  t.link_index_.emplace(name, id);
+  return e;
+}
+
+Topology Topology::Builder::build() && {
+  int groups = 0;
+  for (const auto& n : t.nodes_) groups = std::max(groups, n.group + 1);
+  t.groups_ = groups;
+  return std::move(t);
+}
+
+// --- queries ---
+
+int Topology::find_vertex(const std::string& name) const {
+  auto it = vertex_index_.find(name);
+  return it == vertex_index_.end() ? -1 : it->second;
+}
+
+int Topology::find_node(const std::string& name) const {
+  auto it = node_index_.find(name);
+  return it == node_index_.end() ? -1 : it->second;
+}
+
+int Topology::find_link(const std::string& name) const {
+  auto it = link_index_.find(name);
+  return it == link_index_.end() ? -1 : it->second;
+}
+
+int Topology::switch_count(VertexKind kind) const { return kind_count_[static_cast<int>(kind)]; }
+
+BytesPerSecond Topology::storage_bandwidth() const {
+  BytesPerSecond total;
+  if (!has_storage_) return total;
+  for (auto [it, end] = boost::out_edges(storage_, graph_); it != end; ++it) total += graph_[*it].bandwidth;
+  return total;
+}
+
+namespace {
+std::uint64_t mix(std::uint64_t x) {  // splitmix64 finalizer
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+}  // namespace
+
+Path Topology::path(VertexId from, VertexId to) const { return ecmp_path(from, to, 0); }
+
+// BFS from the destination gives every vertex its hop distance to it; walking from the source down the distances and
+// choosing among tied next hops by vertex index (or by `spread`) makes the choice explicit and deterministic.
+Path Topology::ecmp_path(VertexId from, VertexId to, std::uint64_t spread) const {
+  const auto n = boost::num_vertices(graph_);
+  if (from >= n || to >= n) throw std::invalid_argument("path: vertex out of range");
+  Path out;
+  if (from == to) return out;
+  std::vector<int> dist(n, -1);
+  dist[to] = 0;
+  boost::breadth_first_search(
+      graph_, to,
+      boost::visitor(boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge()))));
+  if (dist[from] < 0)
+    throw std::invalid_argument("path: \"" + graph_[to].name + "\" cannot be reached from \"" + graph_[from].name + "\"");
+
+  struct Step {
+    VertexId next;
+    int link;
+  };
+  std::vector<Step> ties;
+  VertexId cur = from;
+  for (int step = 0; cur != to; ++step) {
+    ties.clear();
+    for (auto [it, end] = boost::out_edges(cur, graph_); it != end; ++it) {
+      VertexId v = boost::target(*it, graph_);
+      if (dist[v] == dist[cur] - 1) ties.push_back({v, graph_[*it].id});
+    }
+    std::sort(ties.begin(), ties.end(),
+              [](const Step& a, const Step& b) { return a.next != b.next ? a.next < b.next : a.link < b.link; });
+    std::size_t pick = spread == 0 ? 0 : mix(spread ^ mix(static_cast<std::uint64_t>(step))) % ties.size();
+    EdgeId e = edges_[ties[pick].link];
+    out.push_back(Hop{e, boost::source(e, graph_) == cur});
+    cur = ties[pick].next;
+  }
+  return out;
+}
+
+Seconds Topology::latency(const Path& p) const {
+  Seconds total;
+  for (const Hop& h : p) total += graph_[h.edge].latency;
+  return total;
+}
+
+BytesPerSecond Topology::bottleneck(const Path& p) const {
+  BytesPerSecond narrowest(std::numeric_limits<double>::infinity());  // an empty path constrains nothing
+  for (const Hop& h : p) narrowest = std::min(narrowest, graph_[h.edge].bandwidth);
+  return narrowest;
+}
+
+BytesPerSecond Topology::bisection_bandwidth() const {
+  using Traits = boost::adjacency_list_traits<boost::vecS, boost::vecS, boost::directedS>;
+  using FlowGraph = boost::adjacency_list<
+      boost::vecS, boost::vecS, boost::directedS, boost::no_property,
+      boost::property<boost::edge_capacity_t, long long,
+                      boost::property<boost::edge_residual_capacity_t, long long,
+                                      boost::property<boost::edge_reverse_t, Traits::edge_descriptor>>>>;
+  const auto n = boost::num_vertices(graph_);
+  FlowGraph flow(n + 2);
+  const auto source = n, sink = n + 1;
+  auto capacity = boost::get(boost::edge_capacity, flow);
+  auto reverse = boost::get(boost::edge_reverse, flow);
+  auto add_arc = [&](std::size_t u, std::size_t v, long long cap) {
+    auto forward = boost::add_edge(u, v, flow).first;
+    auto back = boost::add_edge(v, u, flow).first;
+    capacity[forward] = cap;
+    capacity[back] = 0;
+    reverse[forward] = back;
+    reverse[back] = forward;
+  };
+  // Whole bytes per second keep push-relabel exact; the rounding is far below any real link's precision.
+  long long total = 1;
+  for (EdgeId e : edges_) {
+    VertexId a = boost::source(e, graph_), b = boost::target(e, graph_);
+    if (has_storage_ && (a == storage_ || b == storage_)) continue;
+    long long cap = std::llround(graph_[e].bandwidth.value);
+    add_arc(a, b, cap);
+    add_arc(b, a, cap);
+    total += 2 * cap;
+  }
+  std::vector<VertexId> first, second;
+  if (nodes_.size() == 1) {
+    const auto& gpus = nodes_[0].gpus;
+    first.assign(gpus.begin(), gpus.begin() + gpus.size() / 2);
+    second.assign(gpus.begin() + gpus.size() / 2, gpus.end());
+  } else {
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      auto& half = i < nodes_.size() / 2 ? first : second;
+      half.insert(half.end(), nodes_[i].gpus.begin(), nodes_[i].gpus.end());
+    }
+  }
+  if (first.empty() || second.empty()) return BytesPerSecond(0);
+  for (VertexId g : first) add_arc(source, g, total);
+  for (VertexId g : second) add_arc(g, sink, total);
+  long long max_flow = boost::push_relabel_max_flow(flow, source, sink);
+  return BytesPerSecond(static_cast<double>(max_flow));
+}
+
+}  // namespace tt
