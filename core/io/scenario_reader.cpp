@@ -174,6 +174,9 @@ void read_checkpoint(JsonObject& job, JobSpec& spec) {
   o.finish();
 }
 
+// Keeps tp x pp x dp far from overflow; no cluster comes near it.
+constexpr int kMaxDegree = 1 << 20;
+
 struct JobSource {
   std::string pointer;
   int queue = -1;
@@ -208,9 +211,9 @@ std::vector<JobSpec> read_jobs(JsonObject& root, const std::vector<QueueSpec>& q
     j.model = read_model(o);
 
     auto par = open_child(o, "parallel", {"tp", "pp", "dp"});
-    j.parallel.tp = opt_int_in(par, "tp", 1).value_or(1);
-    j.parallel.pp = opt_int_in(par, "pp", 1).value_or(1);
-    j.parallel.dp = opt_int_in(par, "dp", 1).value_or(1);
+    j.parallel.tp = opt_int_in(par, "tp", 1, kMaxDegree).value_or(1);
+    j.parallel.pp = opt_int_in(par, "pp", 1, kMaxDegree).value_or(1);
+    j.parallel.dp = opt_int_in(par, "dp", 1, kMaxDegree).value_or(1);
     par.finish();
 
     j.iterations = o.integer("iterations", 1);

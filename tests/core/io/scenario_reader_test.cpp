@@ -8,9 +8,13 @@ using nlohmann::json;
 
 namespace {
 
-// 16 nodes of 8 GPUs: enough for every job below, small enough to read.
-json test_topology() { return {{"name", "test-16x8"}, {"nodes", 16}, {"gpus_per_node", 8}}; }
-const char* const kLink = "n5/nic0";
+// 16 nodes of 8 GPUs in two rail-optimized groups: enough for every job below, small enough to read.
+json test_topology() {
+  return json::parse(R"({"name": "test-16x8", "generator": "rail-optimized", "gpu": "H100-SXM", "nodes": 16,
+                         "gpus_per_node": 8, "nic_bandwidth": "400Gbps", "nodes_per_group": 8, "spines": 8,
+                         "storage": {"bandwidth": "200GB/s"}})");
+}
+const char* const kLink = "n5/gpu0~leaf-g0-r0";
 
 const char* const kBase = R"({
   // comments are allowed
@@ -139,7 +143,7 @@ TEST_CASE("scenario names: unknown references and duplicates", "[unit]") {
        "/queues/1/name", "already /queues/0"},
       {"unknown fault kind", R"([{"op": "replace", "path": "/faults/0/kind", "value": "node_hang"}])",
        "/faults/0/kind", "a fault kind (node_crash, link_down)"},
-      {"a node crash that names a link", R"([{"op": "add", "path": "/faults/0/link", "value": "n5/nic0"}])",
+      {"a node crash that names a link", R"([{"op": "add", "path": "/faults/0/link", "value": "n5/gpu0~leaf-g0-r0"}])",
        "/faults/0/link", "no \"link\" in a node_crash fault"},
       {"a link fault without its link", R"([{"op": "remove", "path": "/faults/1/link"}])", "/faults/1/link",
        "required key \"link\""},
@@ -223,7 +227,7 @@ TEST_CASE("scenario jobs and faults must fit the topology", "[unit]") {
        "/jobs/1/gpus", "at most the cluster's 128 GPUs (16 nodes x 8), found 256"},
       {"fault on an unknown node", R"([{"op": "replace", "path": "/faults/0/node", "value": "n16"}])",
        "/faults/0/node", "the name of a node of the topology (n0, n1"},
-      {"fault on an unknown link", R"([{"op": "replace", "path": "/faults/1/link", "value": "n5/nic9"}])",
+      {"fault on an unknown link", R"([{"op": "replace", "path": "/faults/1/link", "value": "n5/gpu0~leaf-g1-r0"}])",
        "/faults/1/link", "the name of a link of the topology"},
   });
 }
@@ -438,4 +442,14 @@ TEST_CASE("a scenario file with a JSON syntax error names the line", "[unit]") {
   CHECK(e->file() == path);
   CHECK(e->pointer() == "");
   CHECK_THAT(e->expected(), Catch::Contains("valid JSON (comments allowed); line 3"));
+}
+
+TEST_CASE("a scenario file reads its topology relative to its own directory", "[unit]") {
+  auto s = read_scenario_file(TT_SOURCE_DIR "/tests/data/scenarios/relative-topology.json");
+  CHECK(s.name == "relative-topology");
+  CHECK(s.source_file == TT_SOURCE_DIR "/tests/data/scenarios/relative-topology.json");
+  CHECK(s.topology.name() == "rail-4x8-h100");
+  CHECK(s.topology.total_gpus() == 32);
+  CHECK(s.jobs[0].parallel.world() == 16);
+  CHECK(s.faults[0].target == "n3");
 }
