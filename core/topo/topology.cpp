@@ -111,7 +111,8 @@ int Topology::Builder::add_node(const std::string& name, int group, Seconds nvli
     VertexProps p{VertexKind::Gpu, name + "/gpu" + std::to_string(i), node, i, group};
     info.gpus.push_back(add_vertex_named(t.graph_, t.vertex_index_, std::move(p)));
   }
-  info.nvswitch = add_vertex_named(t.graph_, t.vertex_index_, VertexProps{VertexKind::NvSwitch, name + "/nvswitch", node, -1, group});
+  info.nvswitch = add_vertex_named(t.graph_, t.vertex_index_,
+                                   VertexProps{VertexKind::NvSwitch, name + "/nvswitch", node, -1, group});
   t.kind_count_[static_cast<int>(VertexKind::Gpu)] += t.gpus_per_node_;
   t.kind_count_[static_cast<int>(VertexKind::NvSwitch)] += 1;
   const std::string& sw = t.graph_[info.nvswitch].name;
@@ -205,10 +206,10 @@ Path Topology::ecmp_path(VertexId from, VertexId to, std::uint64_t spread) const
   std::vector<int> dist(n, -1);
   dist[to] = 0;
   boost::breadth_first_search(
-      graph_, to,
-      boost::visitor(boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge()))));
+      graph_, to, boost::visitor(boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge()))));
   if (dist[from] < 0)
-    throw std::invalid_argument("path: \"" + graph_[to].name + "\" cannot be reached from \"" + graph_[from].name + "\"");
+    throw std::invalid_argument("path: \"" + graph_[to].name + "\" cannot be reached from \"" + graph_[from].name +
+                                "\"");
 
   struct Step {
     VertexId next;

@@ -53,6 +53,7 @@ struct NodeInfo {
 struct Hop {
   EdgeId edge;
   bool forward;  // true when crossed from source(edge) to target(edge)
+  friend bool operator==(const Hop&, const Hop&) = default;
 };
 using Path = std::vector<Hop>;
 

@@ -1,0 +1,244 @@
+// Topology documents (topologies/*.json, or a scenario's inline "topology" object). Every key, its unit and default:
+//
+//   name               string, required
+//   generator          "rail-optimized" | "leaf-spine" | "single-node" | "explicit", required
+//   gpu                GPU catalog name ("A100-SXM", "H100-SXM", "H200", "B200"), required
+//   nvlink_latency     duration, default "0.5us" (each GPU<->NVSwitch link)
+//   link_latency       duration, default "1us" (each NIC, fabric and storage link; explicit links may override it)
+//   storage            object, required:
+//     bandwidth        bandwidth > 0, the storage target's total ("200GB/s"), split evenly over its links
+//     attach           explicit only: a vertex name or an array of them (switches or NVSwitches), required
+//
+// "single-node":       gpus             integer 1..576, required
+// "rail-optimized", "leaf-spine" (at most 262144 GPUs in all, in every form):
+//   nodes              integer 1..65536, required
+//   gpus_per_node      integer 1..576, required
+//   nic_bandwidth      bandwidth > 0 per GPU NIC and direction ("400Gbps"), required
+//   nodes_per_group    integer >= 1, default 32 for rail-optimized (a SuperPOD scalable unit), 4 for leaf-spine (a
+//                      rack of four 8-GPU servers); the last group may be smaller
+//   spines             integer >= 1, default gpus_per_node; only allowed with two or more groups
+//   oversubscription   number in [1, 1000], default 1 (non-blocking): leaf downlink / uplink bandwidth
+// "explicit":
+//   gpus_per_node      integer 1..576, required
+//   nodes              non-empty array of {"name": string, "group": integer in [0, number of nodes), default 0}
+//   switches           array of {"name": string, "kind": "leaf" | "spine", "group": a node's group, default none}
+//   links              array of {"name": string, default "<from>~<to>"; "from", "to": vertex names ("a0/gpu3",
+//                      "a0/nvswitch", "leaf0"); "bandwidth": bandwidth > 0; "latency": duration, default link_latency}
+//                      A link touching a GPU or NVSwitch is a Nic link, any other a Fabric link. Every node must be
+//                      reachable from every other.
+// Node and switch names may not contain '/' or '~' and may not be "storage".
+#include <boost/graph/connected_components.hpp>
+#include <set>
+
+#include "core/io/json_reader.hpp"
+#include "core/io/scenario_reader.hpp"
+#include "core/topo/generators.hpp"
+
+namespace tt {
+namespace {
+
+constexpr int kMaxNodes = 65536;
+constexpr int kMaxGpusPerNode = 576;
+constexpr long long kMaxGpus = 262144;
+
+int bounded(JsonObject& o, const std::string& key, int min, int max) {
+  auto v = o.integer(key, min);
+  if (v > max) o.fail(key, "an integer <= " + std::to_string(max) + ", found " + std::to_string(v));
+  return static_cast<int>(v);
+}
+
+std::optional<int> opt_bounded(JsonObject& o, const std::string& key, int min, int max) {
+  if (!o.has(key)) {
+    o.opt_integer(key, min);  // marks it read
+    return std::nullopt;
+  }
+  return bounded(o, key, min, max);
+}
+
+GpuSpec read_gpu(JsonObject& o) {
+  auto name = o.str("gpu");
+  if (const GpuSpec* g = find_gpu(name)) return *g;
+  std::string names;
+  for (const auto& g : gpu_catalog()) names += (names.empty() ? "\"" : ", \"") + g.name + "\"";
+  o.fail("gpu", "a GPU from the catalog (" + names + "), found \"" + name + "\"");
+}
+
+// A node or switch name: a vertex name in its own right, or the prefix of "<node>/gpu3".
+std::string read_name(JsonObject& o, const std::string& key) {
+  auto name = o.str(key);
+  if (name.find_first_of("/~") != std::string::npos) o.fail(key, "a name without '/' or '~', found \"" + name + "\"");
+  if (name == "storage") o.fail(key, "a name other than \"storage\" (the storage target's)");
+  return name;
+}
+
+Topology read_fabric(JsonObject& o, FabricParams p, const std::string& generator) {
+  const bool rail = generator == "rail-optimized";
+  p.nodes = bounded(o, "nodes", 1, kMaxNodes);
+  p.gpus_per_node = bounded(o, "gpus_per_node", 1, kMaxGpusPerNode);
+  if (static_cast<long long>(p.nodes) * p.gpus_per_node > kMaxGpus)
+    o.fail("nodes", "at most " + std::to_string(kMaxGpus) + " GPUs in all, found " + std::to_string(p.nodes) + " x " +
+                        std::to_string(p.gpus_per_node));
+  p.nic_bandwidth = o.bandwidth("nic_bandwidth");
+  p.nodes_per_group = opt_bounded(o, "nodes_per_group", 1, kMaxNodes).value_or(rail ? 32 : 4);
+  auto spines = opt_bounded(o, "spines", 1, 4096);
+  if (spines && group_count(p) < 2)
+    o.fail("spines", "no \"spines\": with " + std::to_string(p.nodes) + " nodes and nodes_per_group " +
+                         std::to_string(p.nodes_per_group) + " there is one group and no spine layer");
+  p.spines = spines.value_or(0);
+  p.oversubscription = o.opt_number("oversubscription", 1.0, 1000.0).value_or(1.0);
+  auto storage = o.object("storage");
+  p.storage_bandwidth = storage.bandwidth("bandwidth");
+  storage.finish();
+  o.finish();
+  return rail ? make_rail_optimized(p) : make_leaf_spine(p);
+}
+
+Topology read_single_node(JsonObject& o, FabricParams p) {
+  p.nodes = 1;
+  p.gpus_per_node = bounded(o, "gpus", 1, kMaxGpusPerNode);
+  auto storage = o.object("storage");
+  p.storage_bandwidth = storage.bandwidth("bandwidth");
+  storage.finish();
+  o.finish();
+  return make_single_node(p);
+}
+
+// Resolves a vertex name of an explicit topology, failing at `key` of `o` when it is unknown.
+VertexId resolve(const Topology::Builder& b, JsonObject& o, const std::string& key, const std::string& what) {
+  auto name = o.str(key);
+  int v = b.t.find_vertex(name);
+  if (v < 0)
+    o.fail(key,
+           what + " (\"<node>/gpu<i>\", \"<node>/nvswitch\" or a switch name); no vertex is named \"" + name + "\"");
+  return static_cast<VertexId>(v);
+}
+
+Topology read_explicit(JsonObject& o, const FabricParams& p) {
+  const int gpus_per_node = bounded(o, "gpus_per_node", 1, kMaxGpusPerNode);
+  Topology::Builder b(p.name, "explicit", p.gpu, gpus_per_node);
+  std::set<std::string> names;  // nodes and switches share one namespace
+
+  const auto node_values = o.array("nodes");
+  if (static_cast<long long>(node_values.size()) * gpus_per_node > kMaxGpus)
+    o.fail("nodes", "at most " + std::to_string(kMaxGpus) + " GPUs in all");
+  const auto max_group = static_cast<std::int64_t>(node_values.size()) - 1;
+  std::set<int> groups;
+  for (const auto& [value, pointer] : node_values) {
+    JsonObject node(*value, o.file(), pointer);
+    auto name = read_name(node, "name");
+    if (!names.insert(name).second) node.fail("name", "a unique node name; \"" + name + "\" is already used");
+    auto group = node.opt_integer("group", 0).value_or(0);
+    if (group > max_group)
+      node.fail("group", "a group number below the number of nodes (" + std::to_string(max_group + 1) + ")");
+    groups.insert(static_cast<int>(group));
+    node.finish();
+    b.add_node(name, static_cast<int>(group), p.nvlink_latency);
+  }
+
+  for (const auto& [value, pointer] : o.array("switches", /*allow_empty=*/true)) {
+    JsonObject sw(*value, o.file(), pointer);
+    auto name = read_name(sw, "name");
+    if (!names.insert(name).second) sw.fail("name", "a unique switch name; \"" + name + "\" is already used");
+    auto kind_name = sw.str("kind");
+    VertexKind kind = VertexKind::Leaf;
+    if (kind_name == "spine")
+      kind = VertexKind::Spine;
+    else if (kind_name != "leaf")
+      sw.fail("kind", "\"leaf\" or \"spine\", found \"" + kind_name + "\"");
+    auto group = sw.opt_integer("group", 0);
+    if (group && !groups.count(static_cast<int>(*group)))
+      sw.fail("group", "the group of some node, found " + std::to_string(*group));
+    sw.finish();
+    b.add_switch(kind, name, group ? static_cast<int>(*group) : -1);
+  }
+
+  for (const auto& [value, pointer] : o.array("links", /*allow_empty=*/true)) {
+    JsonObject link(*value, o.file(), pointer);
+    VertexId from = resolve(b, link, "from", "a vertex name");
+    VertexId to = resolve(b, link, "to", "a vertex name");
+    const auto& g = b.t.graph();
+    if (from == to) link.fail("to", "a vertex other than \"from\" (\"" + g[from].name + "\")");
+    auto bw = link.bandwidth("bandwidth");
+    auto latency = link.opt_seconds("latency").value_or(p.link_latency);
+    auto name = link.opt_str("name");
+    std::string link_name = name.value_or(g[from].name + "~" + g[to].name);
+    if (b.t.find_link(link_name) >= 0) {
+      if (name) link.fail("name", "a unique link name; \"" + link_name + "\" is already used");
+      link.fail_here("a \"name\" for this link: its default name \"" + link_name +
+                     "\" is already used (parallel cables need names of their own)");
+    }
+    auto is_node_side = [&](VertexId v) { return g[v].kind == VertexKind::Gpu || g[v].kind == VertexKind::NvSwitch; };
+    LinkKind kind = is_node_side(from) || is_node_side(to) ? LinkKind::Nic : LinkKind::Fabric;
+    link.finish();
+    b.add_link(from, to, kind, link_name, bw, latency);
+  }
+
+  auto storage = o.object("storage");
+  const auto storage_bw = storage.bandwidth("bandwidth");
+  std::vector<std::pair<VertexId, std::string>> attach;  // vertex, JSON pointer
+  const auto& attach_value = storage.raw("attach");
+  if (attach_value.is_string()) {
+    attach.emplace_back(resolve(b, storage, "attach", "the vertex the storage target hangs off"),
+                        storage.child_pointer("attach"));
+  } else if (attach_value.is_array() && !attach_value.empty()) {
+    for (const auto& [value, pointer] : storage.array("attach")) {
+      if (!value->is_string())
+        throw InputError(o.file(), pointer, "a vertex name, found " + std::string(value->type_name()));
+      int v = b.t.find_vertex(value->get<std::string>());
+      if (v < 0) throw InputError(o.file(), pointer, "a vertex name; no vertex is named " + value->dump());
+      attach.emplace_back(static_cast<VertexId>(v), pointer);
+    }
+  } else {
+    storage.fail("attach", "a vertex name or a non-empty array of vertex names");
+  }
+  storage.finish();
+  o.finish();
+
+  std::set<VertexId> seen;
+  for (const auto& [v, where] : attach) {
+    if (b.t.graph()[v].kind == VertexKind::Gpu)
+      throw InputError(o.file(), where,
+                       "a switch or NVSwitch to attach storage to, found the GPU \"" + b.t.graph()[v].name + "\"");
+    if (!seen.insert(v).second)
+      throw InputError(o.file(), where, "each attachment once; \"" + b.t.graph()[v].name + "\" is listed twice");
+  }
+  VertexId st = b.add_storage("storage");
+  for (const auto& [v, where] : attach) {
+    std::string link_name = b.t.graph()[v].name + "~storage";
+    b.add_link(v, st, LinkKind::Storage, link_name, storage_bw / static_cast<double>(attach.size()), p.link_latency);
+  }
+
+  Topology t = std::move(b).build();
+  std::vector<int> component(boost::num_vertices(t.graph()));
+  boost::connected_components(t.graph(), component.data());
+  const auto& nodes = t.nodes();
+  for (std::size_t i = 1; i < nodes.size(); ++i)
+    if (component[nodes[i].gpus[0]] != component[nodes[0].gpus[0]])
+      throw InputError(
+          o.file(), o.child_pointer("links"),
+          "links that connect every node; node \"" + nodes[i].name + "\" cannot reach node \"" + nodes[0].name + "\"");
+  return t;
+}
+
+}  // namespace
+
+Topology read_topology(const nlohmann::json& doc, const std::string& file, const std::string& pointer) {
+  JsonObject o(doc, file, pointer);
+  FabricParams p;
+  p.name = o.str("name");
+  auto generator = o.str("generator");
+  if (generator != "rail-optimized" && generator != "leaf-spine" && generator != "single-node" &&
+      generator != "explicit")
+    o.fail("generator",
+           "one of \"rail-optimized\", \"leaf-spine\", \"single-node\", \"explicit\", found \"" + generator + "\"");
+  p.gpu = read_gpu(o);
+  p.nvlink_latency = o.opt_seconds("nvlink_latency").value_or(Seconds(0.5e-6));
+  p.link_latency = o.opt_seconds("link_latency").value_or(Seconds(1e-6));
+  if (generator == "single-node") return read_single_node(o, p);
+  if (generator == "explicit") return read_explicit(o, p);
+  return read_fabric(o, p, generator);
+}
+
+Topology read_topology_file(const std::string& path) { return read_topology(load_json_file(path), path, ""); }
+
+}  // namespace tt

@@ -1,0 +1,197 @@
+#include <catch2/catch.hpp>
+#include <set>
+
+#include "core/topo/generators.hpp"
+
+using namespace tt;
+
+namespace {
+
+FabricParams fabric(int nodes, int per_group, int spines, double oversubscription = 1.0) {
+  FabricParams p;
+  p.name = "test";
+  p.gpu = *find_gpu("H100-SXM");
+  p.nodes = nodes;
+  p.gpus_per_node = 8;
+  p.nic_bandwidth = *parse_bandwidth("400Gbps");
+  p.nodes_per_group = per_group;
+  p.spines = spines;
+  p.oversubscription = oversubscription;
+  p.storage_bandwidth = *parse_bandwidth("200GB/s");
+  return p;
+}
+
+// The vertices a path visits, by name, starting at `from`; checks that the hops chain up.
+std::vector<std::string> visited(const Topology& t, VertexId from, const Path& path) {
+  const auto& g = t.graph();
+  std::vector<std::string> out{g[from].name};
+  VertexId cur = from;
+  for (const Hop& h : path) {
+    VertexId s = boost::source(h.edge, g), d = boost::target(h.edge, g);
+    REQUIRE((h.forward ? s : d) == cur);
+    cur = h.forward ? d : s;
+    out.push_back(g[cur].name);
+  }
+  return out;
+}
+
+constexpr double kNic = 50e9;  // 400Gb/s
+
+}  // namespace
+
+TEST_CASE("to_string names every kind", "[unit]") {
+  CHECK(std::string(to_string(VertexKind::Spine)) == "spine");
+  CHECK(std::string(to_string(VertexKind::NvSwitch)) == "nvswitch");
+  CHECK(std::string(to_string(LinkKind::NvLink)) == "nvlink");
+  CHECK(std::string(to_string(LinkKind::Storage)) == "storage");
+}
+
+TEST_CASE("lookups by name", "[unit]") {
+  Topology t = make_rail_optimized(fabric(16, 8, 8));
+  int v = t.find_vertex("n3/gpu5");
+  REQUIRE(v >= 0);
+  CHECK(static_cast<VertexId>(v) == t.gpu_vertex(3, 5));
+  CHECK(t.graph()[v].kind == VertexKind::Gpu);
+  CHECK(t.graph()[v].node == 3);
+  CHECK(t.graph()[v].local == 5);
+  CHECK(static_cast<VertexId>(t.find_vertex("n3/nvswitch")) == t.nodes()[3].nvswitch);
+  CHECK(t.find_vertex("n16/gpu0") == -1);
+  CHECK(t.find_node("n15") == 15);
+  CHECK(t.find_node("n16") == -1);
+  int l = t.find_link("n3/gpu5~n3/nvswitch");
+  REQUIRE(l >= 0);
+  CHECK(t.link(l).name == "n3/gpu5~n3/nvswitch");
+  CHECK(t.find_link("nope") == -1);
+  std::set<std::string> names;
+  for (std::size_t i = 0; i < t.edges().size(); ++i) {
+    names.insert(t.link(static_cast<int>(i)).name);
+    CHECK(t.find_link(t.link(static_cast<int>(i)).name) == static_cast<int>(i));
+  }
+  CHECK(names.size() == t.edges().size());
+}
+
+TEST_CASE("copies and moves own their edges", "[unit]") {
+  Topology copy;
+  {
+    Topology original = make_rail_optimized(fabric(16, 8, 8));
+    copy = original;
+    Topology moved(std::move(original));
+    CHECK(moved.edges().size() == copy.edges().size());
+    CHECK(moved.link(7).name == copy.link(7).name);
+  }
+  for (std::size_t i = 0; i < copy.edges().size(); ++i) {
+    EdgeId e = copy.edges()[i];
+    CHECK(copy.graph()[e].id == static_cast<int>(i));
+    CHECK(copy.find_link(copy.graph()[e].name) == static_cast<int>(i));
+  }
+  Path p = copy.path(copy.gpu_vertex(0, 1), copy.gpu_vertex(12, 1));
+  CHECK(p.size() == 4);
+  CHECK(copy.bisection_bandwidth().value == Approx(16 * 8 * kNic / 2));
+}
+
+TEST_CASE("paths: same node through the NVSwitch", "[unit]") {
+  Topology t = make_rail_optimized(fabric(16, 8, 8));
+  VertexId a = t.gpu_vertex(2, 0), b = t.gpu_vertex(2, 6);
+  Path p = t.path(a, b);
+  REQUIRE(p.size() == 2);
+  CHECK(visited(t, a, p) == std::vector<std::string>{"n2/gpu0", "n2/nvswitch", "n2/gpu6"});
+  CHECK(t.graph()[p[0].edge].kind == LinkKind::NvLink);
+  CHECK(t.latency(p).value == Approx(1e-6));
+  CHECK(t.bottleneck(p).value == Approx(450e9));
+  CHECK(t.path(a, a).empty());
+}
+
+TEST_CASE("paths: same rail, one group, through one leaf", "[unit]") {
+  Topology t = make_rail_optimized(fabric(16, 8, 8));
+  VertexId a = t.gpu_vertex(1, 3), b = t.gpu_vertex(6, 3);
+  Path p = t.path(a, b);
+  CHECK(visited(t, a, p) == std::vector<std::string>{"n1/gpu3", "leaf-g0-r3", "n6/gpu3"});
+  CHECK(t.bottleneck(p).value == Approx(kNic));
+  CHECK(t.latency(p).value == Approx(2e-6));
+  // Reversed, the same links crossed the other way.
+  Path back = t.path(b, a);
+  REQUIRE(back.size() == 2);
+  CHECK(back[0].edge == p[1].edge);
+  CHECK(back[0].forward != p[1].forward);
+}
+
+TEST_CASE("paths: different groups go leaf-spine-leaf", "[unit]") {
+  Topology t = make_rail_optimized(fabric(16, 8, 8));
+  VertexId a = t.gpu_vertex(0, 2), b = t.gpu_vertex(9, 2);
+  Path p = t.path(a, b);
+  auto names = visited(t, a, p);
+  REQUIRE(names.size() == 5);
+  CHECK(names[1] == "leaf-g0-r2");
+  CHECK(names[2] == "spine0");  // ties broken by vertex index
+  CHECK(names[3] == "leaf-g1-r2");
+  CHECK(t.latency(p).value == Approx(4e-6));
+  CHECK(t.path(a, b) == p);  // deterministic
+}
+
+TEST_CASE("ecmp paths spread flows over every spine, at the same length", "[unit]") {
+  Topology t = make_rail_optimized(fabric(16, 8, 8));
+  VertexId a = t.gpu_vertex(0, 2), b = t.gpu_vertex(9, 2);
+  CHECK(t.ecmp_path(a, b, 0) == t.path(a, b));
+  std::set<std::string> spines;
+  for (std::uint64_t spread = 1; spread <= 200; ++spread) {
+    Path p = t.ecmp_path(a, b, spread);
+    REQUIRE(p.size() == 4);
+    auto names = visited(t, a, p);
+    spines.insert(names[2]);
+    CHECK(t.ecmp_path(a, b, spread) == p);
+  }
+  CHECK(spines.size() == 8);
+}
+
+TEST_CASE("leaf-spine paths: same rack through its leaf, across racks through a spine", "[unit]") {
+  Topology t = make_leaf_spine(fabric(32, 4, 4, 2.0));
+  VertexId a = t.gpu_vertex(0, 0);
+  CHECK(visited(t, a, t.path(a, t.gpu_vertex(3, 5))) == std::vector<std::string>{"n0/gpu0", "leaf-g0", "n3/gpu5"});
+  auto far = visited(t, a, t.path(a, t.gpu_vertex(31, 5)));
+  CHECK(far == std::vector<std::string>{"n0/gpu0", "leaf-g0", "spine0", "leaf-g7", "n31/gpu5"});
+}
+
+TEST_CASE("unreachable vertices make path() throw", "[unit]") {
+  Topology::Builder b("islands", "explicit", *find_gpu("A100-SXM"), 2);
+  b.add_node("a", 0, Seconds(1e-6));
+  b.add_node("b", 0, Seconds(1e-6));
+  Topology t = std::move(b).build();
+  CHECK(t.path(t.gpu_vertex(0, 0), t.gpu_vertex(0, 1)).size() == 2);
+  CHECK_THROWS_AS(t.path(t.gpu_vertex(0, 0), t.gpu_vertex(1, 0)), std::invalid_argument);
+  CHECK(t.bisection_bandwidth().value == 0);
+}
+
+TEST_CASE("builder rejects duplicate names", "[unit]") {
+  Topology::Builder b("dup", "explicit", *find_gpu("A100-SXM"), 1);
+  b.add_node("a", 0, Seconds(1e-6));
+  CHECK_THROWS_AS(b.add_node("a", 0, Seconds(1e-6)), std::invalid_argument);
+  VertexId s = b.add_switch(VertexKind::Leaf, "leaf0", 0);
+  CHECK_THROWS_AS(b.add_switch(VertexKind::Spine, "leaf0"), std::invalid_argument);
+  b.add_link(b.t.gpu_vertex(0, 0), s, LinkKind::Nic, "x", BytesPerSecond(1e9), Seconds(1e-6));
+  CHECK_THROWS_AS(b.add_link(b.t.gpu_vertex(0, 0), s, LinkKind::Nic, "x", BytesPerSecond(1e9), Seconds(1e-6)),
+                  std::invalid_argument);
+}
+
+TEST_CASE("bisection: non-blocking rail-optimized fabric equals N x g x B / 2", "[unit]") {
+  Topology t = make_rail_optimized(fabric(16, 8, 8));
+  CHECK(t.bisection_bandwidth().value == Approx(16 * 8 * kNic / 2));
+  Topology four = make_rail_optimized(fabric(32, 8, 4));
+  CHECK(four.bisection_bandwidth().value == Approx(32 * 8 * kNic / 2));
+}
+
+TEST_CASE("bisection: 2:1 oversubscribed rail-optimized fabric is half of it", "[unit]") {
+  Topology t = make_rail_optimized(fabric(16, 8, 8, 2.0));
+  CHECK(t.bisection_bandwidth().value == Approx(16 * 8 * kNic / 2 / 2));
+  Topology four = make_rail_optimized(fabric(32, 8, 0, 2.0));
+  CHECK(four.bisection_bandwidth().value == Approx(32 * 8 * kNic / 2 / 2));
+  Topology three = make_rail_optimized(fabric(48, 8, 0, 3.0));
+  CHECK(three.bisection_bandwidth().value == Approx(48 * 8 * kNic / 2 / 3));
+}
+
+TEST_CASE("bisection: leaf-spine, single group and single node", "[unit]") {
+  CHECK(make_leaf_spine(fabric(32, 4, 4, 2.0)).bisection_bandwidth().value == Approx(32 * 8 * kNic / 2 / 2));
+  // One group: no spines; the halves meet at the rail leaves, limited by the NICs.
+  CHECK(make_rail_optimized(fabric(4, 32, 0)).bisection_bandwidth().value == Approx(4 * 8 * kNic / 2));
+  // One node: GPUs 0-3 to 4-7 over NVLink; storage is left out.
+  CHECK(make_single_node(fabric(1, 1, 0)).bisection_bandwidth().value == Approx(4 * 450e9));
+}
