@@ -69,8 +69,8 @@ JsonObject open_child(JsonObject& parent, const std::string& key, const std::vec
 
 int int_in(JsonObject& o, const std::string& key, std::int64_t min, std::int64_t max = INT_MAX) {
   auto v = o.integer(key, min);
-  if (v > max) o.fail(key, "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], found " +
-                               std::to_string(v));
+  if (v > max)
+    o.fail(key, "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], found " + std::to_string(v));
   return static_cast<int>(v);
 }
 
@@ -142,8 +142,9 @@ ModelSpec read_model(JsonObject& job) {
   }
   if (!v.is_object())
     throw InputError(job.file(), ptr, "a model preset name or a model object, found " + std::string(v.type_name()));
-  auto o = open(v, job.file(), ptr,
-                {"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "gated_mlp", "tied_embeddings"});
+  auto o =
+      open(v, job.file(), ptr,
+           {"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "gated_mlp", "tied_embeddings"});
   ModelSpec m;
   m.name = o.str("name");
   m.layers = int_in(o, "layers", 1);
@@ -156,8 +157,8 @@ ModelSpec read_model(JsonObject& job) {
   m.tied_embeddings = o.opt_boolean("tied_embeddings").value_or(false);
   o.finish();
   if (m.hidden % m.heads != 0)
-    o.fail("heads", "a head count that divides hidden (" + std::to_string(m.hidden) + "), found " +
-                        std::to_string(m.heads));
+    o.fail("heads",
+           "a head count that divides hidden (" + std::to_string(m.hidden) + "), found " + std::to_string(m.heads));
   if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
     o.fail("kv_heads", "a key/value head count that divides heads (" + std::to_string(m.heads) + "), found " +
                            std::to_string(m.kv_heads));
@@ -234,8 +235,8 @@ std::vector<JobSpec> read_jobs(JsonObject& root, const std::vector<QueueSpec>& q
       par.fail("pp", "a pipeline-parallel degree that divides the model's " + std::to_string(j.model.layers) +
                          " layers, found " + std::to_string(p.pp));
     if (j.global_batch % p.dp != 0)
-      o.fail("global_batch", "a global batch divisible by dp (" + std::to_string(p.dp) + "), found " +
-                                 std::to_string(j.global_batch));
+      o.fail("global_batch",
+             "a global batch divisible by dp (" + std::to_string(p.dp) + "), found " + std::to_string(j.global_batch));
     const auto& q = queues[src.queue];
     if (j.gpus > q.gpu_quota)
       o.fail("gpus", "at most the gpu_quota of queue " + in_quotes(q.name) + " (" + std::to_string(q.gpu_quota) +
@@ -270,7 +271,8 @@ std::vector<FaultSpec> read_faults(JsonObject& root, std::vector<FaultSource>& s
                          suggestion(kind, {"node_crash", "link_down"}));
     }
     if (present(o, other_key))
-      o.fail(other_key, "no " + in_quotes(other_key) + " in a " + kind + " fault (it names a " + in_quotes(target_key) + ")");
+      o.fail(other_key,
+             "no " + in_quotes(other_key) + " in a " + kind + " fault (it names a " + in_quotes(target_key) + ")");
     f.at = o.seconds("at");
     f.target = o.str(target_key);
     f.repair = positive_seconds(o, "repair");
@@ -327,11 +329,16 @@ struct MetricInfo {
 };
 
 constexpr MetricInfo kMetrics[] = {
-    {"job.end", ValueKind::Duration},         {"job.start", ValueKind::Duration},
-    {"job.wait", ValueKind::Duration},        {"job.restarts", ValueKind::Count},
-    {"job.iterations", ValueKind::Count},     {"job.ettr", ValueKind::Ratio},
-    {"job.lost_gpu_hours", ValueKind::NonNegative}, {"cluster.makespan", ValueKind::Duration},
-    {"cluster.unfinished_jobs", ValueKind::Count},  {"cluster.gpu_utilization", ValueKind::Ratio},
+    {"job.end", ValueKind::Duration},
+    {"job.start", ValueKind::Duration},
+    {"job.wait", ValueKind::Duration},
+    {"job.restarts", ValueKind::Count},
+    {"job.iterations", ValueKind::Count},
+    {"job.ettr", ValueKind::Ratio},
+    {"job.lost_gpu_hours", ValueKind::NonNegative},
+    {"cluster.makespan", ValueKind::Duration},
+    {"cluster.unfinished_jobs", ValueKind::Count},
+    {"cluster.gpu_utilization", ValueKind::Ratio},
     {"cluster.goodput", ValueKind::Ratio},
 };
 
@@ -351,10 +358,11 @@ std::vector<CheckSpec> read_checks(JsonObject& root, const std::vector<JobSpec>&
     CheckSpec c;
     auto name = o.opt_str("name");
     c.metric = o.str("metric");
-    auto mit = std::find_if(std::begin(kMetrics), std::end(kMetrics), [&](const MetricInfo& m) { return c.metric == m.name; });
+    auto mit =
+        std::find_if(std::begin(kMetrics), std::end(kMetrics), [&](const MetricInfo& m) { return c.metric == m.name; });
     if (mit == std::end(kMetrics))
-      o.fail("metric", "a metric (" + list_names(metric_names, metric_names.size()) + "), found " + in_quotes(c.metric) +
-                           suggestion(c.metric, metric_names));
+      o.fail("metric", "a metric (" + list_names(metric_names, metric_names.size()) + "), found " +
+                           in_quotes(c.metric) + suggestion(c.metric, metric_names));
     bool per_job = c.metric.rfind("job.", 0) == 0;
     if (per_job) {
       c.job = o.str("job");
@@ -372,9 +380,15 @@ std::vector<CheckSpec> read_checks(JsonObject& root, const std::vector<JobSpec>&
 
     const Json& value = o.raw("value");
     switch (mit->kind) {
-      case ValueKind::Duration: c.value = o.seconds("value").value; break;
-      case ValueKind::Count: c.value = static_cast<double>(o.integer("value", 0)); break;
-      case ValueKind::Ratio: c.value = o.number("value", 0.0, 1.0); break;
+      case ValueKind::Duration:
+        c.value = o.seconds("value").value;
+        break;
+      case ValueKind::Count:
+        c.value = static_cast<double>(o.integer("value", 0));
+        break;
+      case ValueKind::Ratio:
+        c.value = o.number("value", 0.0, 1.0);
+        break;
       case ValueKind::NonNegative:
         if (!value.is_number() || !(value.get<double>() >= 0))
           o.fail("value", "a non-negative number of GPU-hours, found " + value.dump());
@@ -389,7 +403,8 @@ std::vector<CheckSpec> read_checks(JsonObject& root, const std::vector<JobSpec>&
       c.name = c.metric + (per_job ? "(" + c.job + ")" : "") + " " + op + " " + str_of(value);
     }
     if (auto it = seen.find(c.name); it != seen.end()) {
-      if (name) o.fail("name", "a check name not used by an earlier check; " + in_quotes(c.name) + " is already " + it->second);
+      if (name)
+        o.fail("name", "a check name not used by an earlier check; " + in_quotes(c.name) + " is already " + it->second);
       o.fail_here("a check that differs from the earlier check " + it->second + " (both are " + in_quotes(c.name) +
                   "; give one a \"name\")");
     }
@@ -457,9 +472,9 @@ void check_against_topology(JsonObject& root, const Scenario& s, const std::vect
 }  // namespace
 
 Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
-  auto root = open(doc, file, "",
-                   {"name", "description", "seed", "topology", "queues", "jobs", "faults", "recovery", "perf", "sim",
-                    "checks"});
+  auto root = open(
+      doc, file, "",
+      {"name", "description", "seed", "topology", "queues", "jobs", "faults", "recovery", "perf", "sim", "checks"});
   Scenario s;
   s.source_file = file;
   s.name = root.str("name");

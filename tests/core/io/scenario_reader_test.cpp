@@ -229,6 +229,8 @@ TEST_CASE("scenario jobs and faults must fit the topology", "[unit]") {
        "/faults/0/node", "the name of a node of the topology (n0, n1"},
       {"fault on an unknown link", R"([{"op": "replace", "path": "/faults/1/link", "value": "n5/gpu0~leaf-g1-r0"}])",
        "/faults/1/link", "the name of a link of the topology"},
+      {"inline topology with an unknown key", R"([{"op": "add", "path": "/topology/nodez", "value": 4}])",
+       "/topology/nodez", "a known key"},
   });
 }
 
@@ -251,6 +253,21 @@ TEST_CASE("a topology path is resolved next to the scenario file and must exist"
   REQUIRE(e);
   CHECK(e->pointer() == "/topology");
   CHECK_THAT(e->expected(), Catch::Contains("some/dir/no-such-topology.json does not exist"));
+}
+
+TEST_CASE("an error inside a topology file names that file", "[unit]") {
+  json doc = base();
+  doc["topology"] = "../bad/syntax-error.json";
+  std::optional<InputError> e;
+  try {
+    read_scenario(doc, TT_SOURCE_DIR "/tests/data/scenarios/inline.json");
+  } catch (const InputError& err) {
+    e = err;
+  }
+  REQUIRE(e);
+  CHECK(e->file() == TT_SOURCE_DIR "/tests/data/scenarios/../bad/syntax-error.json");
+  CHECK(e->pointer() == "");
+  CHECK_THAT(e->expected(), Catch::Contains("valid JSON"));
 }
 
 TEST_CASE("fault times beyond the horizon are allowed", "[unit]") {
