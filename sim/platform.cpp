@@ -72,13 +72,33 @@ struct Platform::Impl {
     auto it = routes.find(key);
     if (it != routes.end()) return it->second;
     Route r;
-    for (const Hop& hop : topo.ecmp_path(from, to, spread(key))) {
+    for (const Hop& hop : fewest_hops(from, to, key)) {
       const LinkProps& props = topo.graph()[hop.edge];
       r.cables.push_back(props.id);
       r.links.push_back(links[props.id][hop.forward ? 0 : 1]);
       r.latency += props.latency;
     }
     return routes.emplace(key, std::move(r)).first->second;
+  }
+
+  // An ECMP-hashed fewest-hops path that does not pass through the storage target (a tie can run leaf -> storage ->
+  // leaf, which no fabric routes over); rehashes a few times, then falls back to Topology::path().
+  Path fewest_hops(VertexId from, VertexId to, std::uint64_t key) const {
+    for (std::uint64_t attempt = 0; attempt < 16; ++attempt) {
+      Path p = topo.ecmp_path(from, to, spread(key + attempt * 0x9e3779b97f4a7c15ULL));
+      if (!transits_storage(p, from)) return p;
+    }
+    return topo.path(from, to);
+  }
+
+  bool transits_storage(const Path& p, VertexId from) const {
+    const auto& g = topo.graph();
+    VertexId v = from;
+    for (std::size_t i = 0; i + 1 < p.size(); ++i) {
+      v = p[i].forward ? boost::target(p[i].edge, g) : boost::source(p[i].edge, g);
+      if (g[v].kind == VertexKind::Storage) return true;
+    }
+    return false;
   }
 
   static std::uint64_t spread(std::uint64_t x) {  // splitmix64; never 0 (0 asks ecmp_path for the first tie)

@@ -11,8 +11,8 @@
 //      [n0/nvswitch]
 //
 // Routing: the route between two hosts is the topology's own fewest-hops path, with ties spread ECMP-style by a hash
-// of the endpoints (Topology::ecmp_path). A shortest-path zone (Dijkstra) would break ties the same way for every
-// pair and funnel all traffic between two leaf groups through one spine.
+// of the endpoints (Topology::ecmp_path), never through the storage target. A shortest-path zone (Dijkstra) would
+// break ties the same way for every pair and funnel all traffic between two leaf groups through one spine.
 // Links carry bandwidth only (zero latency in SimGrid): with CM02 a flow's share of a link is inversely proportional
 // to its route latency (RTT-unfair, TCP-like); InfiniBand/RoCE fabrics share closer to max-min fair. Latency is added
 // analytically by the collectives (alpha per step, sim/collective.hpp) from route().latency.

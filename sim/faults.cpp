@@ -1,0 +1,87 @@
+#include "sim/faults.hpp"
+
+#include <algorithm>
+#include <simgrid/Exception.hpp>
+#include <simgrid/s4u.hpp>
+#include <stdexcept>
+#include <vector>
+
+namespace sg4 = simgrid::s4u;
+
+namespace tt::sim {
+
+namespace {
+
+struct Change {
+  double at;
+  std::size_t order;  // scenario order: ties keep it, a fault's repair after the fault
+  const FaultSpec* fault;
+  int target;  // node or cable index
+  bool down;
+};
+
+// `node_down` counts overlapping crashes of each node: it is back when the last one is repaired.
+void apply(World& w, const Change& c, std::vector<int>& node_down) {
+  Platform& p = w.platform;
+  const Topology& topo = p.topology();
+  if (c.fault->kind == FaultKind::NodeCrash) {
+    int& downs = node_down[c.target];
+    downs += c.down ? 1 : -1;
+    if (downs != (c.down ? 1 : 0)) return;  // already down, or still down for another crash
+    const auto& gpus = topo.nodes()[c.target].gpus;
+    for (std::size_t local = 0; local < gpus.size(); ++local) {
+      sg4::Host* h = p.gpu(c.target * topo.gpus_per_node() + static_cast<int>(local));
+      if (c.down)
+        h->turn_off();
+      else
+        h->turn_on();
+    }
+    for (int cable : p.node_cables(c.target)) c.down ? p.cable_down(cable) : p.cable_up(cable);
+    if (c.down)
+      w.post(NodeDown{c.target, "node_crash"});
+    else
+      w.post(NodeUp{c.target});
+  } else {
+    c.down ? p.cable_down(c.target) : p.cable_up(c.target);
+    if (c.down)
+      w.post(LinkDown{c.target});
+    else
+      w.post(LinkUp{c.target});
+  }
+  w.cluster_changed();
+}
+
+}  // namespace
+
+void start_faults(World& w) {
+  const Topology& topo = w.platform.topology();
+  std::vector<Change> changes;
+  for (std::size_t i = 0; i < w.scenario.faults.size(); ++i) {
+    const FaultSpec& f = w.scenario.faults[i];
+    int target = f.kind == FaultKind::NodeCrash ? topo.find_node(f.target) : topo.find_link(f.target);
+    if (target < 0)
+      throw std::invalid_argument("fault " + std::to_string(i) + ": no " +
+                                  (f.kind == FaultKind::NodeCrash ? "node" : "link") + " named \"" + f.target + "\"");
+    changes.push_back({f.at.value, 2 * i, &f, target, true});
+    changes.push_back({(f.at + f.repair).value, 2 * i + 1, &f, target, false});
+  }
+  if (changes.empty()) return;
+  std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
+    return a.at != b.at ? a.at < b.at : a.order < b.order;
+  });
+  sg4::Actor::create("faults", w.platform.mgmt(), [&w, changes = std::move(changes)] {
+    try {
+      std::vector<int> node_down(w.platform.topology().nodes().size(), 0);
+      for (const Change& c : changes) {
+        if (c.at > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(c.at);
+        apply(w, c, node_down);
+      }
+    } catch (const simgrid::ForcefulKillException&) {
+      throw;
+    } catch (...) {
+      w.fail("faults", std::current_exception());
+    }
+  });
+}
+
+}  // namespace tt::sim

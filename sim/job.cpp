@@ -1,0 +1,250 @@
+#include "sim/job.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <simgrid/Exception.hpp>
+#include <simgrid/s4u.hpp>
+
+namespace sg4 = simgrid::s4u;
+
+namespace tt::sim {
+
+namespace {
+
+double now() { return sg4::Engine::get_clock(); }
+
+// Which resource of the job is down, if any: the cause of a stall.
+std::optional<std::string> broken_resource(const World& w, const JobRun& r) {
+  for (sg4::Host* h : r.hosts)
+    if (!h->is_on()) return "GPU " + h->get_name() + " went down";
+  auto check = [&](const FlowGroup& g) -> std::optional<std::string> {
+    for (const Flow& f : g.flows)
+      for (int cable : f.route->cables)
+        if (!w.platform.cable_is_up(cable)) return "link " + w.platform.topology().link(cable).name + " went down";
+    return std::nullopt;
+  };
+  for (const FlowStep& s : r.steps)
+    for (const FlowGroup& g : s.groups)
+      if (auto cause = check(g)) return cause;
+  return check(r.checkpoint);
+}
+
+// Thrown inside the job actor when it stalls: unwinds to the actor's top level.
+struct Stalled {
+  std::string cause;
+};
+
+class JobActor {
+ public:
+  JobActor(World& w, JobRun& r) : w_(w), r_(r), l_(r.launch) {}
+
+  void operator()() {
+    try {
+      sg4::this_actor::sleep_for(l_.startup.value);
+      r_.phase = JobRun::Phase::Training;
+      w_.cluster_changed();
+      train();
+      w_.post(JobCompleted{l_.job, l_.attempt});
+      r_.phase = JobRun::Phase::Completed;
+      w_.cluster_changed();
+    } catch (const Stalled& s) {
+      stall(s.cause);
+    } catch (const simgrid::Exception& e) {  // a host or network failure under one of its activities
+      stall(broken_resource(w_, r_).value_or(std::string("SimGrid: ") + e.what()));
+    } catch (const simgrid::ForcefulKillException&) {
+      throw;
+    } catch (...) {
+      w_.fail("job " + r_.name, std::current_exception());
+    }
+  }
+
+ private:
+  World& w_;
+  JobRun& r_;
+  const Launch& l_;
+
+  void stall(const std::string& cause) {
+    stop_load();
+    r_.phase = JobRun::Phase::Stalled;
+    w_.post(JobStalled{l_.job, l_.attempt, r_.iterations, cause});
+    w_.cluster_changed();
+  }
+
+  void train() {
+    const std::int64_t total = l_.iterations;
+    const std::int64_t every = l_.checkpoint_every;
+    const std::int64_t measure = std::max(1, w_.scenario.sim.measure_iterations);
+    r_.iterations = l_.start_iteration;
+    while (r_.iterations < total) {
+      const std::int64_t checkpoint_at = every > 0 ? (r_.iterations / every + 1) * every : total;
+      const std::int64_t boundary = std::min(checkpoint_at, total);
+      while (r_.iterations < boundary) {
+        const std::int64_t k = std::min(measure, boundary - r_.iterations);
+        const double t0 = now();
+        for (std::int64_t i = 0; i < k; ++i) iteration();
+        r_.iterations += k;
+        const double t = (now() - t0) / static_cast<double>(k);
+        w_.post(JobProgress{l_.job, l_.attempt, r_.iterations, Seconds(t)});
+        if (w_.scenario.sim.fast_forward && r_.iterations < boundary) fast_forward(boundary, t);
+      }
+      if (boundary == checkpoint_at && r_.iterations < total) checkpoint();
+    }
+  }
+
+  void iteration() {
+    std::vector<sg4::ActivityPtr> execs;
+    const double flops = l_.plan.compute.value * r_.hosts.front()->get_speed();
+    for (sg4::Host* h : r_.hosts) execs.push_back(sg4::Exec::init()->set_flops_amount(flops)->set_host(h)->start());
+    r_.inflight.started += static_cast<long long>(execs.size());
+    wait_all(execs, r_.inflight);
+    for (const FlowStep& s : r_.steps) run_step(s, r_.inflight);
+  }
+
+  void checkpoint() {
+    const double t0 = now();
+    run_step(FlowStep{"checkpoint", {r_.checkpoint}}, r_.inflight);
+    w_.post(CheckpointDone{l_.job, l_.attempt, r_.iterations, Seconds(now() - t0)});
+  }
+
+  // Advances from r_.iterations toward `boundary` at `t` per iteration (see job.hpp).
+  void fast_forward(std::int64_t boundary, double t) {
+    if (t <= 0) {
+      r_.iterations = boundary;
+      return;
+    }
+    const std::int64_t n = boundary - r_.iterations;
+    const double t0 = now();
+    const double end = t0 + static_cast<double>(n) * t;
+    ++w_.fast_forwards;
+    start_load(t, end - t0);
+    auto wake = sg4::Semaphore::create(0);  // a local reference: kill_job() may drop r_.wake while we wait
+    r_.wake = wake;
+    const bool reached = wake->acquire_timeout(end - t0);  // true: the timeout, i.e. the boundary, came first
+    r_.wake = nullptr;
+    std::int64_t credited = n;
+    if (!reached && now() < end) {
+      credited = std::min<std::int64_t>(n, static_cast<std::int64_t>(std::floor((now() - t0) / t)));
+      if (auto cause = broken_resource(w_, r_)) {
+        r_.iterations += credited;
+        throw Stalled{*cause};
+      }
+      if (credited < n) {  // the iteration in flight runs to its end at the measured pace
+        sg4::this_actor::sleep_until(t0 + static_cast<double>(credited + 1) * t);
+        if (auto cause = broken_resource(w_, r_)) {
+          r_.iterations += credited;
+          throw Stalled{*cause};
+        }
+        ++credited;
+      }
+    }
+    stop_load();
+    r_.iterations += credited;
+    w_.post(JobProgress{l_.job, l_.attempt, r_.iterations, Seconds(t)});
+  }
+
+  // One flow per GPU pair of the job's rings, capped at its average rate over an iteration of `t` seconds. Direct
+  // host-to-host comms ignore Comm::set_rate in SimGrid 3.32, so the capped flows go through mailboxes between a
+  // sender actor on each source GPU and a receiver actor on each destination GPU.
+  void start_load(double t, double duration) {
+    std::map<sg4::Host*, std::vector<std::pair<sg4::Mailbox*, double>>> sends;  // host -> (mailbox, rate)
+    std::map<sg4::Host*, std::vector<sg4::Mailbox*>> receives;
+    for (std::size_t k = 0; k < r_.load_edges.size(); ++k) {
+      const LoadEdge& e = r_.load_edges[k];
+      auto* mb = sg4::Mailbox::by_name("ff/" + std::to_string(l_.job) + "." + std::to_string(l_.attempt) + "/" +
+                                       std::to_string(k));
+      sends[e.from].emplace_back(mb, e.bytes_per_iteration / t);
+      receives[e.to].push_back(mb);
+    }
+    w_.load_flows += static_cast<long long>(r_.load_edges.size());
+    for (auto& [host, mbs] : receives)
+      r_.load.push_back(sg4::Actor::create("ff-recv/" + r_.name, host, [&run = r_, mbs = mbs] {
+        std::vector<void*> slots(mbs.size());
+        std::vector<sg4::CommPtr> comms;
+        for (std::size_t i = 0; i < mbs.size(); ++i) comms.push_back(mbs[i]->get_async(&slots[i]));
+        run.load_comms.insert(run.load_comms.end(), comms.begin(), comms.end());
+        wait_quietly(comms);
+      }));
+    for (auto& [host, out] : sends)
+      r_.load.push_back(sg4::Actor::create("ff-send/" + r_.name, host, [&run = r_, out = out, duration] {
+        static int token;
+        std::vector<sg4::CommPtr> comms;
+        for (const auto& [mb, rate] : out) {
+          const double bytes = std::min(1.8e19, rate * duration * 1.5 + 1e6);  // outlasts the fast-forward
+          auto c = mb->put_init(&token, static_cast<std::uint64_t>(bytes))->set_rate(rate);
+          c->start();
+          comms.push_back(c);
+        }
+        run.load_comms.insert(run.load_comms.end(), comms.begin(), comms.end());
+        wait_quietly(comms);
+      }));
+  }
+
+  // Blocks until the load flows end: they outlast the fast-forward, stop_load() cancels them first. (Suspending the
+  // actor would not do: SimGrid suspends the activities of a suspended actor.)
+  static void wait_quietly(const std::vector<sg4::CommPtr>& comms) {
+    for (const auto& c : comms) {
+      try {
+        c->wait();
+      } catch (const simgrid::Exception&) {  // cancelled, or a host or link of the flow went down
+      }
+    }
+  }
+
+  void stop_load() { sim::stop_load(r_); }
+};
+
+}  // namespace
+
+JobRun& start_job(World& w, Launch launch) {
+  auto run = std::make_unique<JobRun>();
+  JobRun& r = *run;
+  r.launch = std::move(launch);
+  const Launch& l = r.launch;
+  r.name = w.scenario.jobs.at(l.job).name + "#" + std::to_string(l.attempt);
+  for (int gpu : l.gpus) r.hosts.push_back(w.platform.gpu(gpu));
+  std::map<std::pair<sg4::Host*, sg4::Host*>, double> per_pair;
+  for (const CommStep& s : l.plan.steps) {
+    r.steps.push_back(compile_step(w.platform, s));
+    for (const FlowGroup& g : r.steps.back().groups)
+      for (const Flow& f : g.flows) per_pair[{f.from, f.to}] += f.bytes;
+  }
+  for (const auto& [pair, bytes] : per_pair) r.load_edges.push_back(LoadEdge{pair.first, pair.second, bytes});
+  if (sg4::Host* storage = w.platform.storage())
+    for (int gpu : l.plan.checkpoint_writers) {
+      Flow f{w.platform.gpu(gpu), storage, l.plan.checkpoint_bytes_per_writer.value, nullptr};
+      f.route = &w.platform.route(f.from, f.to);
+      r.checkpoint.latency = std::max(r.checkpoint.latency, f.route->latency);
+      if (f.bytes > 0) r.checkpoint.flows.push_back(f);
+    }
+  auto key = std::make_pair(l.job, l.attempt);
+  auto [it, inserted] = w.runs.emplace(key, std::move(run));
+  if (!inserted) throw std::logic_error("sim: job " + r.name + " was launched twice");
+  r.actor = sg4::Actor::create("job/" + r.name, w.platform.mgmt(), JobActor(w, r));
+  return r;
+}
+
+void stop_load(JobRun& r) {
+  for (auto& c : r.load_comms) c->cancel();
+  r.load_comms.clear();
+  for (auto& a : r.load) a->kill();  // those that had not started their flows yet
+  r.load.clear();
+}
+
+void kill_job(World& w, JobRun& r) {
+  if (r.phase == JobRun::Phase::Completed || r.phase == JobRun::Phase::Killed) return;
+  if (r.phase == JobRun::Phase::Stalled) {  // its actor already ended after posting JobStalled
+    r.phase = JobRun::Phase::Killed;
+    return;
+  }
+  const bool was_training = r.phase == JobRun::Phase::Training;
+  r.phase = JobRun::Phase::Killed;
+  r.wake = nullptr;
+  r.actor->kill();
+  cancel_all(r.inflight);
+  stop_load(r);
+  if (was_training) w.cluster_changed();
+}
+
+}  // namespace tt::sim
