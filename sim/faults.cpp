@@ -1,5 +1,7 @@
 #include "sim/faults.hpp"
 
+#include "sim/job.hpp"
+
 #include <algorithm>
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
@@ -28,20 +30,18 @@ void apply(World& w, const Change& c, std::vector<int>& node_down) {
     int& downs = node_down[c.target];
     downs += c.down ? 1 : -1;
     if (downs != (c.down ? 1 : 0)) return;  // already down, or still down for another crash
-    const auto& gpus = topo.nodes()[c.target].gpus;
-    for (std::size_t local = 0; local < gpus.size(); ++local) {
-      sg4::Host* h = p.gpu(c.target * topo.gpus_per_node() + static_cast<int>(local));
-      if (c.down)
-        h->turn_off();
-      else
-        h->turn_on();
-    }
-    for (int cable : p.node_cables(c.target)) c.down ? p.cable_down(cable) : p.cable_up(cable);
+    std::vector<sg4::Host*> hosts;
+    for (int local = 0; local < topo.gpus_per_node(); ++local) hosts.push_back(p.gpu(c.target * topo.gpus_per_node() + local));
+    const std::vector<int> cables = p.node_cables(c.target);
+    if (c.down) strike(w, hosts, cables);
+    for (sg4::Host* h : hosts) c.down ? h->turn_off() : h->turn_on();
+    for (int cable : cables) c.down ? p.cable_down(cable) : p.cable_up(cable);
     if (c.down)
       w.post(NodeDown{c.target, "node_crash"});
     else
       w.post(NodeUp{c.target});
   } else {
+    if (c.down) strike(w, {}, {c.target});
     c.down ? p.cable_down(c.target) : p.cable_up(c.target);
     if (c.down)
       w.post(LinkDown{c.target});

@@ -17,11 +17,12 @@ double now() { return sg4::Engine::get_clock(); }
 
 // Which resource of the job is down, if any: the cause of a stall.
 std::optional<std::string> broken_resource(const World& w, const JobRun& r) {
+  if (r.fault) return r.fault;
   for (sg4::Host* h : r.hosts)
     if (!h->is_on()) return "GPU " + h->get_name() + " went down";
   auto check = [&](const FlowGroup& g) -> std::optional<std::string> {
     for (const Flow& f : g.flows)
-      for (int cable : f.route->cables)
+      for (int cable : w.platform.route(f.from, f.to).cables)
         if (!w.platform.cable_is_up(cable)) return "link " + w.platform.topology().link(cable).name + " went down";
     return std::nullopt;
   };
@@ -51,7 +52,7 @@ class JobActor {
       w_.cluster_changed();
     } catch (const Stalled& s) {
       stall(s.cause);
-    } catch (const simgrid::Exception& e) {  // a host or network failure under one of its activities
+    } catch (const simgrid::Exception& e) {  // a host or network failure under an activity, or strike() cancelled it
       stall(broken_resource(w_, r_).value_or(std::string("SimGrid: ") + e.what()));
     } catch (const simgrid::ForcefulKillException&) {
       throw;
@@ -94,6 +95,7 @@ class JobActor {
   }
 
   void iteration() {
+    if (r_.fault) throw Stalled{*r_.fault};  // struck while it could not be interrupted (startup)
     std::vector<sg4::ActivityPtr> execs;
     const double flops = l_.plan.compute.value * r_.hosts.front()->get_speed();
     for (sg4::Host* h : r_.hosts) execs.push_back(sg4::Exec::init()->set_flops_amount(flops)->set_host(h)->start());
@@ -119,80 +121,47 @@ class JobActor {
     const double end = t0 + static_cast<double>(n) * t;
     ++w_.fast_forwards;
     start_load(t, end - t0);
-    auto wake = sg4::Semaphore::create(0);  // a local reference: kill_job() may drop r_.wake while we wait
-    r_.wake = wake;
-    const bool reached = wake->acquire_timeout(end - t0);  // true: the timeout, i.e. the boundary, came first
-    r_.wake = nullptr;
     std::int64_t credited = n;
-    if (!reached && now() < end) {
+    Wake woke = wait_until(end, true);
+    if (woke != Wake::Reached) {
       credited = std::min<std::int64_t>(n, static_cast<std::int64_t>(std::floor((now() - t0) / t)));
-      if (auto cause = broken_resource(w_, r_)) {
-        r_.iterations += credited;
-        throw Stalled{*cause};
-      }
-      if (credited < n) {  // the iteration in flight runs to its end at the measured pace
-        sg4::this_actor::sleep_until(t0 + static_cast<double>(credited + 1) * t);
-        if (auto cause = broken_resource(w_, r_)) {
-          r_.iterations += credited;
-          throw Stalled{*cause};
-        }
-        ++credited;
+      if (woke == Wake::Changed && credited < n) {
+        // The iteration in flight runs to its end at the measured pace; then the job measures again.
+        woke = wait_until(t0 + static_cast<double>(credited + 1) * t, false);
+        if (woke == Wake::Reached) ++credited;
       }
     }
     stop_load();
     r_.iterations += credited;
+    if (woke == Wake::Fault) throw Stalled{*r_.fault};
     w_.post(JobProgress{l_.job, l_.attempt, r_.iterations, Seconds(t)});
   }
 
-  // One flow per GPU pair of the job's rings, capped at its average rate over an iteration of `t` seconds. Direct
-  // host-to-host comms ignore Comm::set_rate in SimGrid 3.32, so the capped flows go through mailboxes between a
-  // sender actor on each source GPU and a receiver actor on each destination GPU.
+  enum class Wake { Reached, Changed, Fault };
+
+  // Sleeps until `until`, or until a fault hits the job (strike()), or, when `interruptible`, the cluster changes.
+  Wake wait_until(double until, bool interruptible) {
+    for (;;) {
+      auto wake = sg4::Semaphore::create(0);  // a local reference: kill_job() may drop r_.wake while we wait
+      r_.wake = wake;
+      const bool timed_out = wake->acquire_timeout(std::max(0.0, until - now()));
+      r_.wake = nullptr;
+      if (r_.fault) return Wake::Fault;
+      if (timed_out || now() >= until) return Wake::Reached;
+      if (interruptible) return Wake::Changed;
+    }
+  }
+
   void start_load(double t, double duration) {
-    std::map<sg4::Host*, std::vector<std::pair<sg4::Mailbox*, double>>> sends;  // host -> (mailbox, rate)
-    std::map<sg4::Host*, std::vector<sg4::Mailbox*>> receives;
-    for (std::size_t k = 0; k < r_.load_edges.size(); ++k) {
-      const LoadEdge& e = r_.load_edges[k];
-      auto* mb = sg4::Mailbox::by_name("ff/" + std::to_string(l_.job) + "." + std::to_string(l_.attempt) + "/" +
-                                       std::to_string(k));
-      sends[e.from].emplace_back(mb, e.bytes_per_iteration / t);
-      receives[e.to].push_back(mb);
-    }
+    r_.load = std::make_unique<FastForwardLoad>(
+        "ff/" + std::to_string(l_.job) + "." + std::to_string(l_.attempt),  // stop() leaves nothing in the mailboxes
+        r_.load_edges, t, duration);
     w_.load_flows += static_cast<long long>(r_.load_edges.size());
-    for (auto& [host, mbs] : receives)
-      r_.load.push_back(sg4::Actor::create("ff-recv/" + r_.name, host, [&run = r_, mbs = mbs] {
-        std::vector<void*> slots(mbs.size());
-        std::vector<sg4::CommPtr> comms;
-        for (std::size_t i = 0; i < mbs.size(); ++i) comms.push_back(mbs[i]->get_async(&slots[i]));
-        run.load_comms.insert(run.load_comms.end(), comms.begin(), comms.end());
-        wait_quietly(comms);
-      }));
-    for (auto& [host, out] : sends)
-      r_.load.push_back(sg4::Actor::create("ff-send/" + r_.name, host, [&run = r_, out = out, duration] {
-        static int token;
-        std::vector<sg4::CommPtr> comms;
-        for (const auto& [mb, rate] : out) {
-          const double bytes = std::min(1.8e19, rate * duration * 1.5 + 1e6);  // outlasts the fast-forward
-          auto c = mb->put_init(&token, static_cast<std::uint64_t>(bytes))->set_rate(rate);
-          c->start();
-          comms.push_back(c);
-        }
-        run.load_comms.insert(run.load_comms.end(), comms.begin(), comms.end());
-        wait_quietly(comms);
-      }));
   }
 
-  // Blocks until the load flows end: they outlast the fast-forward, stop_load() cancels them first. (Suspending the
-  // actor would not do: SimGrid suspends the activities of a suspended actor.)
-  static void wait_quietly(const std::vector<sg4::CommPtr>& comms) {
-    for (const auto& c : comms) {
-      try {
-        c->wait();
-      } catch (const simgrid::Exception&) {  // cancelled, or a host or link of the flow went down
-      }
-    }
+  void stop_load() {
+    if (r_.load) r_.load->stop();
   }
-
-  void stop_load() { sim::stop_load(r_); }
 };
 
 }  // namespace
@@ -225,11 +194,32 @@ JobRun& start_job(World& w, Launch launch) {
   return r;
 }
 
-void stop_load(JobRun& r) {
-  for (auto& c : r.load_comms) c->cancel();
-  r.load_comms.clear();
-  for (auto& a : r.load) a->kill();  // those that had not started their flows yet
-  r.load.clear();
+void strike(World& w, const std::vector<sg4::Host*>& hosts, const std::vector<int>& cables) {
+  const Topology& topo = w.platform.topology();
+  auto hit_by = [&](const JobRun& r) -> std::optional<std::string> {
+    for (sg4::Host* h : r.hosts)
+      if (std::find(hosts.begin(), hosts.end(), h) != hosts.end()) return "GPU " + h->get_name() + " went down";
+    if (r.phase != JobRun::Phase::Training) return std::nullopt;
+    auto crosses = [&](const FlowGroup& g) -> std::optional<std::string> {
+      for (const Flow& f : g.flows)
+        for (int c : w.platform.route(f.from, f.to).cables)
+          if (std::find(cables.begin(), cables.end(), c) != cables.end()) return "link " + topo.link(c).name + " went down";
+      return std::nullopt;
+    };
+    for (const FlowStep& s : r.steps)
+      for (const FlowGroup& g : s.groups)
+        if (auto cause = crosses(g)) return cause;
+    return crosses(r.checkpoint);
+  };
+  for (auto& [key, run] : w.runs) {
+    JobRun& r = *run;
+    if (r.fault || (r.phase != JobRun::Phase::Starting && r.phase != JobRun::Phase::Training)) continue;
+    if (auto cause = hit_by(r)) {
+      r.fault = cause;
+      cancel_all(r.inflight);  // its wait throws: it stalls
+      if (r.wake) r.wake->release();
+    }
+  }
 }
 
 void kill_job(World& w, JobRun& r) {
@@ -243,7 +233,7 @@ void kill_job(World& w, JobRun& r) {
   r.wake = nullptr;
   r.actor->kill();
   cancel_all(r.inflight);
-  stop_load(r);
+  if (r.load) r.load->stop();
   if (was_training) w.cluster_changed();
 }
 

@@ -1,7 +1,7 @@
 // A job attempt in the simulation: an actor on the management host that drives compute on the job's GPU hosts and
 // its collectives' flows over the modeled links (ARCHITECTURE.md), iteration by iteration or, in steady state, by
 // fast-forward. It posts JobProgress, CheckpointDone, JobCompleted, or JobStalled when a GPU or link it uses fails
-// (it then stops and waits for the controller's Kill).
+// (its actor then ends; the controller's Kill finds nothing left to stop).
 //
 // Fast-forward: after `measure_iterations` explicit iterations measured at T each, the job advances to its next
 // checkpoint (or its end) in one timed wait. A cluster change (World::cluster_changed) interrupts the wait: the job
@@ -10,6 +10,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
@@ -19,15 +21,10 @@
 #include "core/control/events.hpp"
 #include "sim/activities.hpp"
 #include "sim/collective.hpp"
+#include "sim/load.hpp"
 #include "sim/world.hpp"
 
 namespace tt::sim {
-
-struct LoadEdge {  // one pair of GPUs of the job and the bytes it carries per iteration
-  simgrid::s4u::Host* from;
-  simgrid::s4u::Host* to;
-  double bytes_per_iteration;
-};
 
 struct JobRun {
   enum class Phase { Starting, Training, Stalled, Completed, Killed };
@@ -38,19 +35,21 @@ struct JobRun {
   FlowGroup checkpoint;                    // one flow per writer to the storage host
   std::vector<LoadEdge> load_edges;
   Phase phase = Phase::Starting;
+  std::optional<std::string> fault;        // set by strike(): the attempt stalls with this cause
   std::int64_t iterations = 0;             // absolute iterations completed
   InFlight inflight;
   simgrid::s4u::ActorPtr actor;
   simgrid::s4u::SemaphorePtr wake;         // set while fast-forwarding: released by World::cluster_changed()
-  std::vector<simgrid::s4u::ActorPtr> load;     // actors carrying the fast-forward load flows
-  std::vector<simgrid::s4u::CommPtr> load_comms;  // their flows (cancelled before the actors are killed)
+  std::unique_ptr<FastForwardLoad> load;   // while fast-forwarding
 };
 
 // Compiles the launch against the platform and starts its actor on the management host.
 JobRun& start_job(World& world, Launch launch);
 // Kills the attempt's actor, cancels its activities and stops its load flows. A no-op once it completed.
 void kill_job(World& world, JobRun& run);
-// Cancels the fast-forward load flows and kills the actors carrying them.
-void stop_load(JobRun& run);
+// Called by the fault injector just before it turns `hosts` and `cables` off: every attempt that uses one of the
+// hosts, or is training with a route over one of the cables, stalls now whatever it is doing (a fabric link failure
+// breaks the connections that use it; later routes go around it when they can).
+void strike(World& world, const std::vector<simgrid::s4u::Host*>& hosts, const std::vector<int>& cables);
 
 }  // namespace tt::sim

@@ -1,7 +1,9 @@
 #include "sim/platform.hpp"
 
 #include <boost/graph/breadth_first_search.hpp>
+#include <algorithm>
 #include <cstdio>
+#include <optional>
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u.hpp>
@@ -63,32 +65,60 @@ struct Platform::Impl {
   std::vector<int> down;                                  // by cable: nested downs
   sg4::Host* storage = nullptr;
   sg4::Host* mgmt = nullptr;
-  mutable std::unordered_map<std::uint64_t, Route> routes;
+  std::uint64_t generation = 0;                           // bumped when a cable changes state
+  struct RouteState {
+    Route route;
+    std::uint64_t generation = 0;
+    bool preferred = false;  // the pair's first choice, taken while all of its cables are up
+  };
+  mutable std::unordered_map<std::uint64_t, RouteState> routes;  // nodes never move: Route addresses are stable
 
   explicit Impl(const Topology& t) : topo(t) {}
 
   const Route& route_between(VertexId from, VertexId to) const {
     const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint64_t>(to);
-    auto it = routes.find(key);
-    if (it != routes.end()) return it->second;
-    Route r;
-    for (const Hop& hop : fewest_hops(from, to, key)) {
-      const LinkProps& props = topo.graph()[hop.edge];
-      r.cables.push_back(props.id);
-      r.links.push_back(links[props.id][hop.forward ? 0 : 1]);
-      r.latency += props.latency;
+    auto [it, fresh] = routes.try_emplace(key);
+    RouteState& st = it->second;
+    if (!fresh && st.generation == generation) return st.route;
+    if (!fresh && st.preferred && all_up(st.route)) {
+      st.generation = generation;
+      return st.route;
     }
-    return routes.emplace(key, std::move(r)).first->second;
+    auto [path, preferred] = choose(from, to, key);
+    st.route = Route{};
+    for (const Hop& hop : path) {
+      const LinkProps& props = topo.graph()[hop.edge];
+      st.route.cables.push_back(props.id);
+      st.route.links.push_back(links[props.id][hop.forward ? 0 : 1]);
+      st.route.latency += props.latency;
+    }
+    st.generation = generation;
+    st.preferred = preferred;
+    return st.route;
   }
 
-  // An ECMP-hashed fewest-hops path that does not pass through the storage target (a tie can run leaf -> storage ->
-  // leaf, which no fabric routes over); rehashes a few times, then falls back to Topology::path().
-  Path fewest_hops(VertexId from, VertexId to, std::uint64_t key) const {
+  bool all_up(const Route& r) const {
+    return std::all_of(r.cables.begin(), r.cables.end(), [&](int c) { return down[c] == 0; });
+  }
+
+  // The first of a few ECMP-hashed fewest-hops paths that does not pass through the storage target (a tie can run
+  // leaf -> storage -> leaf, which no fabric routes over) and, when one exists, avoids down cables (the fabric routes
+  // around a failed link when an equal-cost alternative exists; a GPU's own NIC cable has none). Returns the path and
+  // whether it is the pair's first choice.
+  std::pair<Path, bool> choose(VertexId from, VertexId to, std::uint64_t key) const {
+    std::optional<Path> first;
     for (std::uint64_t attempt = 0; attempt < 16; ++attempt) {
       Path p = topo.ecmp_path(from, to, spread(key + attempt * 0x9e3779b97f4a7c15ULL));
-      if (!transits_storage(p, from)) return p;
+      if (transits_storage(p, from)) continue;
+      const bool up = std::all_of(p.begin(), p.end(), [&](const Hop& h) { return down[topo.graph()[h.edge].id] == 0; });
+      if (!first) first = p;
+      if (up) {
+        const bool preferred = p == *first;
+        return {std::move(p), preferred};
+      }
     }
-    return topo.path(from, to);
+    if (first) return {std::move(*first), true};
+    return {topo.path(from, to), true};
   }
 
   bool transits_storage(const Path& p, VertexId from) const {
@@ -193,12 +223,15 @@ const Route& Platform::route(const sg4::Host* from, const sg4::Host* to) const {
 }
 
 void Platform::cable_down(int cable) {
-  if (impl_->down.at(cable)++ == 0) impl_->set_cable(cable, false);
+  if (impl_->down.at(cable)++ > 0) return;
+  impl_->set_cable(cable, false);
+  ++impl_->generation;
 }
 
 void Platform::cable_up(int cable) {
-  if (impl_->down.at(cable) == 0) return;
-  if (--impl_->down[cable] == 0) impl_->set_cable(cable, true);
+  if (impl_->down.at(cable) == 0 || --impl_->down[cable] > 0) return;
+  impl_->set_cable(cable, true);
+  ++impl_->generation;
 }
 
 bool Platform::cable_is_up(int cable) const { return impl_->down.at(cable) == 0; }

@@ -55,7 +55,8 @@ class Platform {
   simgrid::s4u::Host* gpu(int global_gpu) const;  // node * gpus_per_node + local
   simgrid::s4u::Host* storage() const;            // nullptr when the topology has no storage
   simgrid::s4u::Host* mgmt() const;
-  // The route SimGrid uses from one GPU/storage host to another (cached; the same object for the whole run).
+  // The route SimGrid uses now from one GPU/storage host to another. The object for a pair lives as long as the
+  // Platform; its content changes when cables go down or up (an equal-hop path avoiding down cables, if any).
   const Route& route(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to) const;
 
   // Fault injection (call from an actor). Downs nest: a cable is up again when every cable_down() was matched by a
