@@ -23,31 +23,31 @@ struct Change {
 };
 
 // `node_down` counts overlapping crashes of each node: it is back when the last one is repaired.
+// A failure first strikes the jobs it hits (their exact progress is posted, then they stall), then the controller
+// hears the ground truth.
 void apply(World& w, const Change& c, std::vector<int>& node_down) {
   Platform& p = w.platform;
   const Topology& topo = p.topology();
+  Event event;
   if (c.fault->kind == FaultKind::NodeCrash) {
     int& downs = node_down[c.target];
     downs += c.down ? 1 : -1;
     if (downs != (c.down ? 1 : 0)) return;  // already down, or still down for another crash
+    const std::string& name = topo.nodes()[c.target].name;
     std::vector<sg4::Host*> hosts;
-    for (int local = 0; local < topo.gpus_per_node(); ++local) hosts.push_back(p.gpu(c.target * topo.gpus_per_node() + local));
+    for (int local = 0; local < topo.gpus_per_node(); ++local)
+      hosts.push_back(p.gpu(c.target * topo.gpus_per_node() + local));
     const std::vector<int> cables = p.node_cables(c.target);
-    if (c.down) strike(w, hosts, cables);
+    if (c.down) strike(w, hosts, cables, "node " + name + " crashed");
     for (sg4::Host* h : hosts) c.down ? h->turn_off() : h->turn_on();
     for (int cable : cables) c.down ? p.cable_down(cable) : p.cable_up(cable);
-    if (c.down)
-      w.post(NodeDown{c.target, "node_crash"});
-    else
-      w.post(NodeUp{c.target});
+    event = c.down ? Event(NodeDown{c.target, "node_crash"}) : Event(NodeUp{c.target});
   } else {
-    if (c.down) strike(w, {}, {c.target});
+    if (c.down) strike(w, {}, {c.target}, "link " + topo.link(c.target).name + " went down");
     c.down ? p.cable_down(c.target) : p.cable_up(c.target);
-    if (c.down)
-      w.post(LinkDown{c.target});
-    else
-      w.post(LinkUp{c.target});
+    event = c.down ? Event(LinkDown{c.target}) : Event(LinkUp{c.target});
   }
+  w.post(std::move(event));
   w.cluster_changed();
 }
 

@@ -67,9 +67,9 @@ class JobActor {
   const Launch& l_;
 
   void stall(const std::string& cause) {
-    stop_load();
     r_.phase = JobRun::Phase::Stalled;
     w_.post(JobStalled{l_.job, l_.attempt, r_.iterations, cause});
+    stop_load();
     w_.cluster_changed();
   }
 
@@ -84,9 +84,12 @@ class JobActor {
       while (r_.iterations < boundary) {
         const std::int64_t k = std::min(measure, boundary - r_.iterations);
         const double t0 = now();
-        for (std::int64_t i = 0; i < k; ++i) iteration();
-        r_.iterations += k;
+        for (std::int64_t i = 0; i < k; ++i) {
+          iteration();
+          ++r_.iterations;
+        }
         const double t = (now() - t0) / static_cast<double>(k);
+        r_.iteration_time = t;
         w_.post(JobProgress{l_.job, l_.attempt, r_.iterations, Seconds(t)});
         if (w_.scenario.sim.fast_forward && r_.iterations < boundary) fast_forward(boundary, t);
       }
@@ -120,6 +123,8 @@ class JobActor {
     const double t0 = now();
     const double end = t0 + static_cast<double>(n) * t;
     ++w_.fast_forwards;
+    r_.ff_start = t0;
+    r_.ff_target = boundary;
     start_load(t, end - t0);
     std::int64_t credited = n;
     Wake woke = wait_until(end, true);
@@ -131,9 +136,10 @@ class JobActor {
         if (woke == Wake::Reached) ++credited;
       }
     }
-    stop_load();
+    r_.ff_start = -1;
     r_.iterations += credited;
     if (woke == Wake::Fault) throw Stalled{*r_.fault};
+    stop_load();
     w_.post(JobProgress{l_.job, l_.attempt, r_.iterations, Seconds(t)});
   }
 
@@ -194,31 +200,37 @@ JobRun& start_job(World& w, Launch launch) {
   return r;
 }
 
-void strike(World& w, const std::vector<sg4::Host*>& hosts, const std::vector<int>& cables) {
-  const Topology& topo = w.platform.topology();
-  auto hit_by = [&](const JobRun& r) -> std::optional<std::string> {
+std::int64_t progress(const JobRun& r) {
+  if (r.ff_start < 0 || r.iteration_time <= 0) return r.iterations;
+  const auto done = static_cast<std::int64_t>(std::floor((now() - r.ff_start) / r.iteration_time));
+  return r.iterations + std::min(r.ff_target - r.iterations, done);
+}
+
+void strike(World& w, const std::vector<sg4::Host*>& hosts, const std::vector<int>& cables, const std::string& cause) {
+  auto uses_cable = [&](const FlowGroup& g) {
+    for (const Flow& f : g.flows)
+      for (int c : w.platform.route(f.from, f.to).cables)
+        if (std::find(cables.begin(), cables.end(), c) != cables.end()) return true;
+    return false;
+  };
+  auto hit = [&](const JobRun& r) {
     for (sg4::Host* h : r.hosts)
-      if (std::find(hosts.begin(), hosts.end(), h) != hosts.end()) return "GPU " + h->get_name() + " went down";
-    if (r.phase != JobRun::Phase::Training) return std::nullopt;
-    auto crosses = [&](const FlowGroup& g) -> std::optional<std::string> {
-      for (const Flow& f : g.flows)
-        for (int c : w.platform.route(f.from, f.to).cables)
-          if (std::find(cables.begin(), cables.end(), c) != cables.end()) return "link " + topo.link(c).name + " went down";
-      return std::nullopt;
-    };
+      if (std::find(hosts.begin(), hosts.end(), h) != hosts.end()) return true;
+    if (r.phase != JobRun::Phase::Training || cables.empty()) return false;
     for (const FlowStep& s : r.steps)
       for (const FlowGroup& g : s.groups)
-        if (auto cause = crosses(g)) return cause;
-    return crosses(r.checkpoint);
+        if (uses_cable(g)) return true;
+    return uses_cable(r.checkpoint);
   };
   for (auto& [key, run] : w.runs) {
     JobRun& r = *run;
-    if (r.fault || (r.phase != JobRun::Phase::Starting && r.phase != JobRun::Phase::Training)) continue;
-    if (auto cause = hit_by(r)) {
-      r.fault = cause;
-      cancel_all(r.inflight);  // its wait throws: it stalls
-      if (r.wake) r.wake->release();
-    }
+    if (r.fault || (r.phase != JobRun::Phase::Starting && r.phase != JobRun::Phase::Training) || !hit(r)) continue;
+    if (r.phase == JobRun::Phase::Training)  // exact progress first, whichever event the controller hears next
+      w.post(JobProgress{r.launch.job, r.launch.attempt, progress(r),
+                         r.iteration_time > 0 ? Seconds(r.iteration_time) : r.launch.plan.predicted_iteration});
+    r.fault = cause;
+    cancel_all(r.inflight);  // its wait throws: it stalls
+    if (r.wake) r.wake->release();
   }
 }
 

@@ -36,7 +36,10 @@ struct JobRun {
   std::vector<LoadEdge> load_edges;
   Phase phase = Phase::Starting;
   std::optional<std::string> fault;        // set by strike(): the attempt stalls with this cause
-  std::int64_t iterations = 0;             // absolute iterations completed
+  std::int64_t iterations = 0;             // absolute iterations completed (before the fast-forward in progress)
+  double iteration_time = 0;               // latest measured (s)
+  double ff_start = -1;                    // the fast-forward in progress: its start (s), -1 when none
+  std::int64_t ff_target = 0;              // ... and the iteration it runs to
   InFlight inflight;
   simgrid::s4u::ActorPtr actor;
   simgrid::s4u::SemaphorePtr wake;         // set while fast-forwarding: released by World::cluster_changed()
@@ -47,9 +50,12 @@ struct JobRun {
 JobRun& start_job(World& world, Launch launch);
 // Kills the attempt's actor, cancels its activities and stops its load flows. A no-op once it completed.
 void kill_job(World& world, JobRun& run);
+// Iterations completed by now, the fast-forward in progress included.
+std::int64_t progress(const JobRun& run);
 // Called by the fault injector just before it turns `hosts` and `cables` off: every attempt that uses one of the
-// hosts, or is training with a route over one of the cables, stalls now whatever it is doing (a fabric link failure
-// breaks the connections that use it; later routes go around it when they can).
-void strike(World& world, const std::vector<simgrid::s4u::Host*>& hosts, const std::vector<int>& cables);
+// hosts, or is training with a route over one of the cables, stalls now with `cause`, whatever it is doing (a fabric
+// link failure breaks the connections that use it; later routes go around it when they can).
+void strike(World& world, const std::vector<simgrid::s4u::Host*>& hosts, const std::vector<int>& cables,
+            const std::string& cause);
 
 }  // namespace tt::sim
