@@ -35,8 +35,9 @@ class ControllerActor {
     } catch (...) {
       w_.fail("controller", std::current_exception());
     }
-    for (auto& [key, run] : w_.runs) kill_job(w_, *run);  // cancels their flows first: no "freed before completion"
-    sg4::Actor::kill_all();                                // the fault injector and anything left
+    // Jobs stop by themselves once their activities are cancelled (kill_job); the fault injector only sleeps.
+    for (auto& [key, run] : w_.runs) kill_job(w_, *run);
+    if (w_.faults) w_.faults->kill();
     if (!w_.error) c_.finish(Seconds(now()));
     finished_ = true;
   }

@@ -69,7 +69,7 @@ void start_faults(World& w) {
   std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
     return a.at != b.at ? a.at < b.at : a.order < b.order;
   });
-  sg4::Actor::create("faults", w.platform.mgmt(), [&w, changes = std::move(changes)] {
+  w.faults = sg4::Actor::create("faults", w.platform.mgmt(), [&w, changes = std::move(changes)] {
     try {
       std::vector<int> node_down(w.platform.topology().nodes().size(), 0);
       for (const Change& c : changes) {

@@ -51,9 +51,10 @@ class JobActor {
       r_.phase = JobRun::Phase::Completed;
       w_.cluster_changed();
     } catch (const Stalled& s) {
-      stall(s.cause);
-    } catch (const simgrid::Exception& e) {  // a host or network failure under an activity, or strike() cancelled it
-      stall(broken_resource(w_, r_).value_or(std::string("SimGrid: ") + e.what()));
+      if (r_.phase != JobRun::Phase::Killed) stall(s.cause);
+    } catch (const simgrid::Exception& e) {  // a failure under an activity, or strike() or kill_job() cancelled it
+      if (r_.phase != JobRun::Phase::Killed)
+        stall(broken_resource(w_, r_).value_or(std::string("SimGrid: ") + e.what()));
     } catch (const simgrid::ForcefulKillException&) {
       throw;
     } catch (...) {
@@ -243,8 +244,13 @@ void kill_job(World& w, JobRun& r) {
   const bool was_training = r.phase == JobRun::Phase::Training;
   r.phase = JobRun::Phase::Killed;
   r.wake = nullptr;
-  r.actor->kill();
-  cancel_all(r.inflight);
+  // An actor killed inside a wait on several activities gets woken again by the others once they end (SimGrid 3.32
+  // reschedules the dead actor: "The Impossible Did Happen"). So one that waits on activities is stopped by cancelling
+  // them: it wakes with an exception, sees Killed and returns. One that sleeps is simply killed.
+  if (!r.inflight.waiting.empty())
+    cancel_all(r.inflight);
+  else
+    r.actor->kill();
   if (r.load) r.load->stop();
   if (was_training) w.cluster_changed();
 }

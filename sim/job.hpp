@@ -48,7 +48,8 @@ struct JobRun {
 
 // Compiles the launch against the platform and starts its actor on the management host.
 JobRun& start_job(World& world, Launch launch);
-// Kills the attempt's actor, cancels its activities and stops its load flows. A no-op once it completed.
+// Stops the attempt: cancels its activities (its actor then returns) or kills its actor if it sleeps, and stops its
+// load flows. A no-op once it completed.
 void kill_job(World& world, JobRun& run);
 // Iterations completed by now, the fast-forward in progress included.
 std::int64_t progress(const JobRun& run);

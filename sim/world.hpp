@@ -9,6 +9,7 @@
 #include <exception>
 #include <map>
 #include <memory>
+#include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 #include <string>
@@ -30,6 +31,7 @@ struct World {
   std::deque<Event> events;
   std::uint64_t epoch = 0;                                // bumped by cluster_changed()
   std::map<std::pair<int, int>, std::unique_ptr<JobRun>> runs;  // by (job, attempt); kept until the end
+  simgrid::s4u::ActorPtr faults;                          // the fault injector, if any
   std::exception_ptr error;                               // set by an actor that hit a bug; stops the run
   std::string error_actor;
   long long fast_forwards = 0;

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include "sim/collective.hpp"
 #include "tests/sim/sim_fixtures.hpp"
 
 using namespace tt;
@@ -105,4 +106,49 @@ TEST_CASE("sim: a fault naming an unknown node is an error before the run", "[si
   Scenario s = sim_scenario(make_rail_optimized(fabric(2, 8, 2)), {llama8b("j", Parallelism{8, 1, 1}, 10, 0)},
                             {fault(FaultKind::NodeCrash, 10, "n9", 10)});
   CHECK_THROWS_WITH(simulate(s), Catch::Contains("no node named \"n9\""));
+}
+
+TEST_CASE("sim: a fabric link failure stalls the jobs crossing it; the restarted job routes around it", "[sim]") {
+  // Two leaf groups of two nodes, two spines; one job over all four nodes. Group 0's uplinks to spine0 all go down
+  // for 20 minutes: the job's flows hashed onto them break, and its next attempt uses spine1 only.
+  FabricParams p = fabric(4, 8, 2);
+  p.spines = 2;
+  std::vector<FaultSpec> faults;
+  for (int rail = 0; rail < 8; ++rail)
+    faults.push_back(fault(FaultKind::LinkDown, 300, "leaf-g0-r" + std::to_string(rail) + "~spine0", 1200));
+  Scenario s = sim_scenario(make_rail_optimized(p), {llama8b("wide", Parallelism{8, 1, 4}, 600, 100, 0, 64)}, faults);
+  auto r = simulate(s);
+  const auto& job = r["jobs"][0];
+  INFO(r["decisions"].dump(1));
+  CHECK(job["state"] == "completed");
+  CHECK(job["restarts"] == 1);
+  REQUIRE(job["failures"].size() == 1);
+  CHECK_THAT(job["failures"][0]["cause"].get<std::string>(), Catch::Matches("link leaf-g0-r.~spine0 went down"));
+}
+
+TEST_CASE("sim: the run stops at the horizon with the jobs still running", "[sim]") {
+  Scenario s = sim_scenario(make_rail_optimized(fabric(2, 8, 2)), {llama8b("long", Parallelism{8, 1, 2}, 100000, 500)});
+  s.sim.horizon = Seconds(3600);
+  for (bool ff : {true, false}) {
+    s.sim.fast_forward = ff;
+    auto r = simulate(s);
+    INFO("fast_forward " << ff);
+    CHECK(r["end_time"].get<double>() == Approx(3600));
+    CHECK(r["jobs"][0]["state"] == "unfinished");
+    CHECK(r["jobs"][0]["iterations_done"].get<long long>() > 0);
+  }
+}
+
+TEST_CASE("sim: a second simulation in one process is a clear error", "[sim]") {
+  Topology topo = make_single_node(fabric(1, 8, 1));
+  std::string answer = sim::run_isolated([&] {
+    sim::time_collectives(topo, {});
+    try {
+      sim::time_collectives(topo, {});
+    } catch (const std::logic_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  });
+  CHECK_THAT(answer, Catch::Contains("one simulation per process"));
 }

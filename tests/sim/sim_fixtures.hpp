@@ -54,7 +54,7 @@ inline JobSpec llama8b(const std::string& name, Parallelism par, std::int64_t it
                        double submit_s = 0, int global_batch = 48) {
   JobSpec j;
   j.name = name;
-  j.queue = "q";
+  j.queue = std::string(1, 'q');  // (a literal here trips a false -Wrestrict in GCC 12)
   j.submit = Seconds(submit_s);
   j.model = *find_model_preset("llama3-8b");
   j.parallel = par;
