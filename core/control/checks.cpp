@@ -5,17 +5,6 @@
 
 namespace tt {
 
-const char* to_string(CheckOp op) {
-  switch (op) {
-    case CheckOp::Le: return "<=";
-    case CheckOp::Lt: return "<";
-    case CheckOp::Ge: return ">=";
-    case CheckOp::Gt: return ">";
-    case CheckOp::Eq: return "==";
-  }
-  return "?";
-}
-
 bool is_time_metric(const std::string& metric) {
   return metric == "job.end" || metric == "job.start" || metric == "job.wait" || metric == "cluster.makespan";
 }

@@ -4,8 +4,26 @@ namespace tt {
 
 const char* to_string(FaultKind k) {
   switch (k) {
-    case FaultKind::NodeCrash: return "node_crash";
-    case FaultKind::LinkDown: return "link_down";
+    case FaultKind::NodeCrash:
+      return "node_crash";
+    case FaultKind::LinkDown:
+      return "link_down";
+  }
+  return "?";
+}
+
+const char* to_string(CheckOp op) {
+  switch (op) {
+    case CheckOp::Le:
+      return "<=";
+    case CheckOp::Lt:
+      return "<";
+    case CheckOp::Ge:
+      return ">=";
+    case CheckOp::Gt:
+      return ">";
+    case CheckOp::Eq:
+      return "==";
   }
   return "?";
 }

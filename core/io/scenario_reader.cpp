@@ -1,0 +1,502 @@
+#include "core/io/scenario_reader.hpp"
+
+#include <algorithm>
+#include <cfloat>
+#include <climits>
+#include <filesystem>
+#include <map>
+#include <sstream>
+
+#include "core/io/json_reader.hpp"
+
+namespace tt {
+namespace {
+
+using Json = nlohmann::json;
+
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// " (did you mean \"x\"?)" for a near miss, else "".
+std::string suggestion(const std::string& wrong, const std::vector<std::string>& allowed) {
+  const std::string* best = nullptr;
+  std::size_t best_d = std::max<std::size_t>(2, wrong.size() / 3) + 1;
+  for (const auto& a : allowed) {
+    std::size_t d = edit_distance(wrong, a);
+    if (d < best_d) best = &a, best_d = d;
+  }
+  return best ? " (did you mean \"" + *best + "\"?)" : "";
+}
+
+// Lists names for a message; long lists (thousands of links) are cut, keeping the count.
+std::string list_names(const std::vector<std::string>& names, std::size_t max_shown = 12) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < max_shown; ++i) out += (i ? ", " : "") + names[i];
+  if (names.size() > max_shown) out += ", ... (" + std::to_string(names.size()) + " in all)";
+  return out;
+}
+
+std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
+
+// Opens an object and rejects unknown keys before any value is read, so a misspelt key is reported as such rather
+// than as the required key it was meant to be. finish() must still be called: it proves every allowed key was read.
+JsonObject open(const Json& value, const std::string& file, const std::string& pointer,
+                const std::vector<std::string>& allowed) {
+  JsonObject o(value, file, pointer);
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    if (std::find(allowed.begin(), allowed.end(), it.key()) != allowed.end()) continue;
+    o.fail(it.key(), "a known key; " + in_quotes(it.key()) + " is not one" + suggestion(it.key(), allowed) +
+                         " (allowed here: " + list_names(allowed, allowed.size()) + ")");
+  }
+  return o;
+}
+
+JsonObject open_child(JsonObject& parent, const std::string& key, const std::vector<std::string>& allowed) {
+  return open(parent.raw(key), parent.file(), parent.child_pointer(key), allowed);
+}
+
+int int_in(JsonObject& o, const std::string& key, std::int64_t min, std::int64_t max = INT_MAX) {
+  auto v = o.integer(key, min);
+  if (v > max)
+    o.fail(key, "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "], found " + std::to_string(v));
+  return static_cast<int>(v);
+}
+
+// True when the key is there; an absent key is marked read, so finish() treats an optional key as handled.
+bool present(JsonObject& o, const std::string& key) {
+  if (o.has(key)) return true;
+  o.opt_str(key);
+  return false;
+}
+
+std::optional<int> opt_int_in(JsonObject& o, const std::string& key, std::int64_t min, std::int64_t max = INT_MAX) {
+  if (!present(o, key)) return std::nullopt;
+  return int_in(o, key, min, max);
+}
+
+Seconds positive_seconds(JsonObject& o, const std::string& key) {
+  auto s = o.seconds(key);
+  if (s.value <= 0) o.fail(key, "a duration greater than zero, e.g. \"30m\"");
+  return s;
+}
+
+std::optional<Seconds> opt_positive_seconds(JsonObject& o, const std::string& key) {
+  if (!present(o, key)) return std::nullopt;
+  return positive_seconds(o, key);
+}
+
+// A number in (0, max].
+std::optional<double> opt_positive(JsonObject& o, const std::string& key, double max) {
+  auto v = o.opt_number(key, -DBL_MAX, DBL_MAX);
+  if (v && (*v <= 0 || *v > max)) {
+    std::ostringstream os;
+    os << "a number in (0, " << max << "], found " << *v;
+    o.fail(key, os.str());
+  }
+  return v;
+}
+
+std::string str_of(const Json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+// --- sections -----------------------------------------------------------------------------------------------
+
+std::vector<QueueSpec> read_queues(JsonObject& root) {
+  std::vector<QueueSpec> queues;
+  std::map<std::string, std::string> seen;
+  for (const auto& [v, ptr] : root.array("queues")) {
+    auto o = open(*v, root.file(), ptr, {"name", "gpu_quota"});
+    QueueSpec q;
+    q.name = o.str("name");
+    if (auto it = seen.find(q.name); it != seen.end())
+      o.fail("name", "a queue name not used by an earlier queue; " + in_quotes(q.name) + " is already " + it->second);
+    seen.emplace(q.name, ptr);
+    q.gpu_quota = int_in(o, "gpu_quota", 1);
+    o.finish();
+    queues.push_back(std::move(q));
+  }
+  return queues;
+}
+
+ModelSpec read_model(JsonObject& job) {
+  const Json& v = job.raw("model");
+  std::string ptr = job.child_pointer("model");
+  if (v.is_string()) {
+    auto name = v.get<std::string>();
+    if (auto preset = find_model_preset(name)) return *preset;
+    auto names = model_preset_names();
+    throw InputError(job.file(), ptr,
+                     "a model preset (" + list_names(names) + ") or a model object; " + in_quotes(name) +
+                         " is not a preset" + suggestion(name, names));
+  }
+  if (!v.is_object())
+    throw InputError(job.file(), ptr, "a model preset name or a model object, found " + std::string(v.type_name()));
+  auto o =
+      open(v, job.file(), ptr,
+           {"name", "layers", "hidden", "heads", "kv_heads", "ffn_hidden", "vocab", "gated_mlp", "tied_embeddings"});
+  ModelSpec m;
+  m.name = o.str("name");
+  m.layers = int_in(o, "layers", 1);
+  m.hidden = int_in(o, "hidden", 1);
+  m.heads = int_in(o, "heads", 1);
+  m.kv_heads = opt_int_in(o, "kv_heads", 1).value_or(m.heads);
+  m.ffn_hidden = int_in(o, "ffn_hidden", 1);
+  m.vocab = int_in(o, "vocab", 1);
+  m.gated_mlp = o.opt_boolean("gated_mlp").value_or(true);
+  m.tied_embeddings = o.opt_boolean("tied_embeddings").value_or(false);
+  o.finish();
+  if (m.hidden % m.heads != 0)
+    o.fail("heads",
+           "a head count that divides hidden (" + std::to_string(m.hidden) + "), found " + std::to_string(m.heads));
+  if (m.kv_heads > m.heads || m.heads % m.kv_heads != 0)
+    o.fail("kv_heads", "a key/value head count that divides heads (" + std::to_string(m.heads) + "), found " +
+                           std::to_string(m.kv_heads));
+  return m;
+}
+
+void read_checkpoint(JsonObject& job, JobSpec& spec) {
+  auto o = open_child(job, "checkpoint", {"interval", "every"});
+  if (o.has("interval") == o.has("every"))
+    o.fail_here(std::string("exactly one of \"interval\" (a duration) or \"every\" (iterations), found ") +
+                (o.has("interval") ? "both" : "neither"));
+  if (o.has("interval")) spec.checkpoint_interval = positive_seconds(o, "interval");
+  if (o.has("every")) spec.checkpoint_every = o.integer("every", 1);
+  o.finish();
+}
+
+// Keeps tp x pp x dp far from overflow; no cluster comes near it.
+constexpr int kMaxDegree = 1 << 20;
+
+struct JobSource {
+  std::string pointer;
+  int queue = -1;
+};
+
+std::vector<JobSpec> read_jobs(JsonObject& root, const std::vector<QueueSpec>& queues,
+                               std::vector<JobSource>& sources) {
+  std::vector<std::string> queue_names;
+  for (const auto& q : queues) queue_names.push_back(q.name);
+  std::vector<JobSpec> jobs;
+  std::map<std::string, std::string> seen;
+  for (const auto& [v, ptr] : root.array("jobs")) {
+    auto o = open(*v, root.file(), ptr,
+                  {"name", "queue", "priority", "submit", "gpus", "model", "parallel", "iterations", "global_batch",
+                   "seq_len", "checkpoint"});
+    JobSpec j;
+    j.name = o.str("name");
+    if (auto it = seen.find(j.name); it != seen.end())
+      o.fail("name", "a job name not used by an earlier job; " + in_quotes(j.name) + " is already " + it->second);
+    seen.emplace(j.name, ptr);
+
+    j.queue = o.str("queue");
+    auto qit = std::find(queue_names.begin(), queue_names.end(), j.queue);
+    if (qit == queue_names.end())
+      o.fail("queue", "one of the scenario's queues (" + list_names(queue_names) + "); " + in_quotes(j.queue) +
+                          " is not one" + suggestion(j.queue, queue_names));
+    JobSource src{ptr, static_cast<int>(qit - queue_names.begin())};
+
+    j.priority = opt_int_in(o, "priority", INT_MIN).value_or(0);
+    j.submit = o.opt_seconds("submit").value_or(Seconds(0));
+    j.gpus = int_in(o, "gpus", 1);
+    j.model = read_model(o);
+
+    auto par = open_child(o, "parallel", {"tp", "pp", "dp"});
+    j.parallel.tp = opt_int_in(par, "tp", 1, kMaxDegree).value_or(1);
+    j.parallel.pp = opt_int_in(par, "pp", 1, kMaxDegree).value_or(1);
+    j.parallel.dp = opt_int_in(par, "dp", 1, kMaxDegree).value_or(1);
+    par.finish();
+
+    j.iterations = o.integer("iterations", 1);
+    j.global_batch = int_in(o, "global_batch", 1);
+    j.seq_len = int_in(o, "seq_len", 1);
+    if (present(o, "checkpoint")) read_checkpoint(o, j);
+    o.finish();
+
+    const auto& p = j.parallel;
+    auto world = static_cast<std::int64_t>(p.tp) * p.pp * p.dp;
+    if (world != j.gpus)
+      o.fail("gpus", "tp x pp x dp GPUs (" + std::to_string(p.tp) + " x " + std::to_string(p.pp) + " x " +
+                         std::to_string(p.dp) + " = " + std::to_string(world) + "), found " + std::to_string(j.gpus));
+    if (j.model.heads % p.tp != 0)
+      par.fail("tp", "a tensor-parallel degree that divides the model's " + std::to_string(j.model.heads) +
+                         " attention heads, found " + std::to_string(p.tp));
+    if (j.model.layers % p.pp != 0)
+      par.fail("pp", "a pipeline-parallel degree that divides the model's " + std::to_string(j.model.layers) +
+                         " layers, found " + std::to_string(p.pp));
+    if (j.global_batch % p.dp != 0)
+      o.fail("global_batch",
+             "a global batch divisible by dp (" + std::to_string(p.dp) + "), found " + std::to_string(j.global_batch));
+    const auto& q = queues[src.queue];
+    if (j.gpus > q.gpu_quota)
+      o.fail("gpus", "at most the gpu_quota of queue " + in_quotes(q.name) + " (" + std::to_string(q.gpu_quota) +
+                         " GPUs; a bigger job could never run), found " + std::to_string(j.gpus));
+    sources.push_back(src);
+    jobs.push_back(std::move(j));
+  }
+  return jobs;
+}
+
+struct FaultSource {
+  std::string pointer;
+  std::string target_key;  // "node" or "link"
+};
+
+std::vector<FaultSpec> read_faults(JsonObject& root, std::vector<FaultSource>& sources) {
+  std::vector<FaultSpec> faults;
+  if (!present(root, "faults")) return faults;
+  for (const auto& [v, ptr] : root.array("faults", /*allow_empty=*/true)) {
+    auto o = open(*v, root.file(), ptr, {"kind", "at", "node", "link", "repair"});
+    std::string kind = o.str("kind");
+    FaultSpec f;
+    std::string target_key, other_key;
+    if (kind == "node_crash") {
+      f.kind = FaultKind::NodeCrash;
+      target_key = "node", other_key = "link";
+    } else if (kind == "link_down") {
+      f.kind = FaultKind::LinkDown;
+      target_key = "link", other_key = "node";
+    } else {
+      o.fail("kind", "a fault kind (node_crash, link_down), found " + in_quotes(kind) +
+                         suggestion(kind, {"node_crash", "link_down"}));
+    }
+    if (present(o, other_key))
+      o.fail(other_key,
+             "no " + in_quotes(other_key) + " in a " + kind + " fault (it names a " + in_quotes(target_key) + ")");
+    f.at = o.seconds("at");
+    f.target = o.str(target_key);
+    f.repair = positive_seconds(o, "repair");
+    o.finish();
+    sources.push_back({ptr, target_key});
+    faults.push_back(std::move(f));
+  }
+  return faults;
+}
+
+RecoveryPolicy read_recovery(JsonObject& root) {
+  RecoveryPolicy r;
+  if (!present(root, "recovery")) return r;
+  auto o = open_child(root, "recovery", {"detection_timeout", "restart_overhead", "max_restarts"});
+  r.detection_timeout = opt_positive_seconds(o, "detection_timeout").value_or(r.detection_timeout);
+  r.restart_overhead = o.opt_seconds("restart_overhead").value_or(r.restart_overhead);
+  r.max_restarts = opt_int_in(o, "max_restarts", 0).value_or(r.max_restarts);
+  o.finish();
+  return r;
+}
+
+PerfConstants read_perf(JsonObject& root) {
+  PerfConstants p;
+  if (!present(root, "perf")) return p;
+  auto o = open_child(root, "perf",
+                      {"compute_efficiency", "grad_bytes_per_param", "activation_bytes", "checkpoint_bytes_per_param",
+                       "launch_overhead"});
+  p.compute_efficiency = opt_positive(o, "compute_efficiency", 1.0).value_or(p.compute_efficiency);
+  p.grad_bytes_per_param = opt_positive(o, "grad_bytes_per_param", 8.0).value_or(p.grad_bytes_per_param);
+  p.activation_bytes = opt_positive(o, "activation_bytes", 8.0).value_or(p.activation_bytes);
+  p.checkpoint_bytes_per_param =
+      opt_positive(o, "checkpoint_bytes_per_param", 64.0).value_or(p.checkpoint_bytes_per_param);
+  p.launch_overhead = o.opt_seconds("launch_overhead").value_or(p.launch_overhead);
+  o.finish();
+  return p;
+}
+
+SimOptions read_sim(JsonObject& root) {
+  SimOptions s;
+  if (!present(root, "sim")) return s;
+  auto o = open_child(root, "sim", {"fast_forward", "measure_iterations", "horizon"});
+  s.fast_forward = o.opt_boolean("fast_forward").value_or(s.fast_forward);
+  s.measure_iterations = opt_int_in(o, "measure_iterations", 1).value_or(s.measure_iterations);
+  s.horizon = opt_positive_seconds(o, "horizon").value_or(s.horizon);
+  o.finish();
+  return s;
+}
+
+enum class ValueKind { Duration, Count, Ratio, NonNegative };
+
+struct MetricInfo {
+  const char* name;
+  ValueKind kind;
+};
+
+constexpr MetricInfo kMetrics[] = {
+    {"job.end", ValueKind::Duration},
+    {"job.start", ValueKind::Duration},
+    {"job.wait", ValueKind::Duration},
+    {"job.restarts", ValueKind::Count},
+    {"job.iterations", ValueKind::Count},
+    {"job.ettr", ValueKind::Ratio},
+    {"job.lost_gpu_hours", ValueKind::NonNegative},
+    {"cluster.makespan", ValueKind::Duration},
+    {"cluster.unfinished_jobs", ValueKind::Count},
+    {"cluster.gpu_utilization", ValueKind::Ratio},
+    {"cluster.goodput", ValueKind::Ratio},
+};
+
+constexpr CheckOp kOps[] = {CheckOp::Le, CheckOp::Lt, CheckOp::Ge, CheckOp::Gt, CheckOp::Eq};
+
+std::vector<CheckSpec> read_checks(JsonObject& root, const std::vector<JobSpec>& jobs) {
+  std::vector<CheckSpec> checks;
+  if (!present(root, "checks")) return checks;
+  std::vector<std::string> metric_names, job_names, op_names;
+  for (const auto& m : kMetrics) metric_names.push_back(m.name);
+  for (const auto& j : jobs) job_names.push_back(j.name);
+  for (auto op : kOps) op_names.push_back(to_string(op));
+  std::map<std::string, std::string> seen;
+
+  for (const auto& [v, ptr] : root.array("checks", /*allow_empty=*/true)) {
+    auto o = open(*v, root.file(), ptr, {"name", "metric", "job", "op", "value"});
+    CheckSpec c;
+    auto name = o.opt_str("name");
+    c.metric = o.str("metric");
+    auto mit =
+        std::find_if(std::begin(kMetrics), std::end(kMetrics), [&](const MetricInfo& m) { return c.metric == m.name; });
+    if (mit == std::end(kMetrics))
+      o.fail("metric", "a metric (" + list_names(metric_names, metric_names.size()) + "), found " +
+                           in_quotes(c.metric) + suggestion(c.metric, metric_names));
+    bool per_job = c.metric.rfind("job.", 0) == 0;
+    if (per_job) {
+      c.job = o.str("job");
+      if (std::find(job_names.begin(), job_names.end(), c.job) == job_names.end())
+        o.fail("job", "the name of one of the scenario's jobs (" + list_names(job_names) + "); " + in_quotes(c.job) +
+                          " is not one" + suggestion(c.job, job_names));
+    } else if (present(o, "job")) {
+      o.fail("job", "no \"job\" for the cluster-wide metric " + in_quotes(c.metric) + " (only job.* metrics take one)");
+    }
+
+    auto op = o.str("op");
+    auto oit = std::find(op_names.begin(), op_names.end(), op);
+    if (oit == op_names.end()) o.fail("op", "a comparison (" + list_names(op_names) + "), found " + in_quotes(op));
+    c.op = kOps[oit - op_names.begin()];
+
+    const Json& value = o.raw("value");
+    switch (mit->kind) {
+      case ValueKind::Duration:
+        c.value = o.seconds("value").value;
+        break;
+      case ValueKind::Count:
+        c.value = static_cast<double>(o.integer("value", 0));
+        break;
+      case ValueKind::Ratio:
+        c.value = o.number("value", 0.0, 1.0);
+        break;
+      case ValueKind::NonNegative:
+        if (!value.is_number() || !(value.get<double>() >= 0))
+          o.fail("value", "a non-negative number of GPU-hours, found " + value.dump());
+        c.value = value.get<double>();
+        break;
+    }
+    o.finish();
+
+    if (name) {
+      c.name = *name;
+    } else {
+      c.name = c.metric + (per_job ? "(" + c.job + ")" : "") + " " + op + " " + str_of(value);
+    }
+    if (auto it = seen.find(c.name); it != seen.end()) {
+      if (name)
+        o.fail("name", "a check name not used by an earlier check; " + in_quotes(c.name) + " is already " + it->second);
+      o.fail_here("a check that differs from the earlier check " + it->second + " (both are " + in_quotes(c.name) +
+                  "; give one a \"name\")");
+    }
+    seen.emplace(c.name, ptr);
+    checks.push_back(std::move(c));
+  }
+  return checks;
+}
+
+Topology read_scenario_topology(JsonObject& root) {
+  const Json& v = root.raw("topology");
+  std::string ptr = root.child_pointer("topology");
+  if (v.is_object()) return read_topology(v, root.file(), ptr);
+  if (!v.is_string() || v.get<std::string>().empty())
+    root.fail("topology", "a topology file path (relative to the scenario file) or an inline topology object, found " +
+                              (v.is_string() ? std::string("an empty string") : std::string(v.type_name())));
+  namespace fs = std::filesystem;
+  fs::path path = fs::path(root.file()).parent_path() / v.get<std::string>();
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    root.fail("topology", "a topology file path relative to the scenario file's directory; " + path.string() +
+                              " does not exist or is not a file");
+  return read_topology_file(path.string());
+}
+
+void check_against_topology(JsonObject& root, const Scenario& s, const std::vector<JobSource>& job_sources,
+                            const std::vector<FaultSource>& fault_sources) {
+  const Topology& t = s.topology;
+  const int per_node = t.gpus_per_node();
+  for (std::size_t i = 0; i < s.jobs.size(); ++i) {
+    const auto& j = s.jobs[i];
+    const std::string& ptr = job_sources[i].pointer;
+    if (j.parallel.tp > per_node || per_node % j.parallel.tp != 0)
+      throw InputError(root.file(), ptr + "/parallel/tp",
+                       "a tensor-parallel degree that divides the " + std::to_string(per_node) +
+                           " GPUs of a node (tensor parallelism stays inside a node), found " +
+                           std::to_string(j.parallel.tp));
+    if (j.gpus > per_node && j.gpus % per_node != 0)
+      throw InputError(root.file(), ptr + "/gpus",
+                       "a job inside one node (at most " + std::to_string(per_node) + " GPUs) or on whole nodes (a " +
+                           "multiple of " + std::to_string(per_node) + "), found " + std::to_string(j.gpus));
+    if (j.gpus > t.total_gpus())
+      throw InputError(root.file(), ptr + "/gpus",
+                       "at most the cluster's " + std::to_string(t.total_gpus()) + " GPUs (" +
+                           std::to_string(t.nodes().size()) + " nodes x " + std::to_string(per_node) + "), found " +
+                           std::to_string(j.gpus));
+  }
+  for (std::size_t i = 0; i < s.faults.size(); ++i) {
+    const auto& f = s.faults[i];
+    const auto& src = fault_sources[i];
+    std::vector<std::string> names;
+    if (f.kind == FaultKind::NodeCrash) {
+      if (t.find_node(f.target) >= 0) continue;
+      for (const auto& n : t.nodes()) names.push_back(n.name);
+    } else {
+      if (t.find_link(f.target) >= 0) continue;
+      for (const auto& e : t.edges()) names.push_back(t.graph()[e].name);
+    }
+    throw InputError(root.file(), src.pointer + "/" + src.target_key,
+                     "the name of a " + src.target_key + " of the topology (" + list_names(names) + "); " +
+                         in_quotes(f.target) + " is not one" + suggestion(f.target, names));
+  }
+}
+
+}  // namespace
+
+Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
+  auto root = open(
+      doc, file, "",
+      {"name", "description", "seed", "topology", "queues", "jobs", "faults", "recovery", "perf", "sim", "checks"});
+  Scenario s;
+  s.source_file = file;
+  s.name = root.str("name");
+  s.description = root.opt_str("description").value_or("");
+  s.seed = static_cast<std::uint64_t>(root.opt_integer("seed", 0).value_or(1));
+  // Everything that does not depend on the cluster is read first; the topology comes last because reading it may
+  // open another file, and the checks against it need the jobs and faults.
+  s.queues = read_queues(root);
+  std::vector<JobSource> job_sources;
+  s.jobs = read_jobs(root, s.queues, job_sources);
+  std::vector<FaultSource> fault_sources;
+  s.faults = read_faults(root, fault_sources);
+  s.recovery = read_recovery(root);
+  s.perf = read_perf(root);
+  s.sim = read_sim(root);
+  s.checks = read_checks(root, s.jobs);
+  s.topology = read_scenario_topology(root);
+  root.finish();
+  check_against_topology(root, s, job_sources, fault_sources);
+  return s;
+}
+
+Scenario read_scenario_file(const std::string& path) { return read_scenario(load_json_file(path), path); }
+
+}  // namespace tt
