@@ -283,9 +283,9 @@ std::string diff_table(const ReportDiff& d) {
     os << line << "\n";
   }
   int regressed = d.count(Verdict::Regressed);
-  os << "compared " << d.rows.size() << " rows at tolerance " << format_number(100 * d.tolerance) << "%: " << regressed
-     << " regressed, " << d.count(Verdict::Improved) << " improved, " << d.count(Verdict::Within)
-     << " within tolerance, " << d.count(Verdict::Same) << " same";
+  os << "compared " << d.rows.size() << (d.rows.size() == 1 ? " row" : " rows") << " at tolerance "
+     << format_number(100 * d.tolerance) << "%: " << regressed << " regressed, " << d.count(Verdict::Improved)
+     << " improved, " << d.count(Verdict::Within) << " within tolerance, " << d.count(Verdict::Same) << " same";
   if (int one_sided = d.count(Verdict::Added) + d.count(Verdict::Removed))
     os << ", " << one_sided << " in one report only";
   os << "\n" << (regressed ? "REGRESSED" : "OK") << "\n";

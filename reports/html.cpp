@@ -51,6 +51,8 @@ svg .frame{stroke:#8a93a3;stroke-width:1}
 svg .axis-title{fill:#5b6475}
 svg .node{font-size:11px;fill:#1d2330}
 svg .label{font-size:11px;font-weight:600}
+svg .label.light{fill:#fff}
+svg .label.dark{fill:#1a1a1a}
 svg .ckpt{stroke:#111;stroke-opacity:.8;stroke-width:1.6}
 svg.mini{width:140px;height:12px;display:block;margin-top:4px}
 .wide{overflow-x:auto}
@@ -185,7 +187,8 @@ void jobs_table(std::ostringstream& os, const RunRecord& r) {
   os << "<div class=\"wide\"><table class=\"jobs\"><thead><tr><th>Job</th><th>Queue</th><th "
         "class=\"num\">GPUs</th><th>State</th><th class=\"num\">"
         "Submit</th><th class=\"num\">Start</th><th class=\"num\">End</th><th class=\"num\">Wait</th><th class=\"num\">"
-        "Restarts</th><th class=\"num\">Productive</th><th class=\"num\">Checkpoints</th><th class=\"num\">Lost "
+        "Restarts</th><th class=\"num\">Productive</th><th class=\"num\">Checkpoints<br>n \u00b7 time</th><th "
+        "class=\"num\">Lost "
         "GPU-h</th><th class=\"num\">ETTR</th><th class=\"num\">Iteration<br>measured / model</th>"
         "<th>Breakdown</th></tr></thead><tbody>";
   for (std::size_t i = 0; i < r.jobs.size(); ++i) {

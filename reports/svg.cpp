@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <set>
 #include <sstream>
 
 #include "reports/text.hpp"
@@ -48,10 +49,11 @@ double nice_value_step(double max) {
   return step;
 }
 
-std::string text_color(const std::string& fill) {
+// The page's CSS styles svg text, and CSS beats presentation attributes: pick a class, not a fill.
+const char* label_class(const std::string& fill) {
   auto channel = [&](int i) { return std::stoi(fill.substr(1 + 2 * i, 2), nullptr, 16) / 255.0; };
   double luminance = 0.299 * channel(0) + 0.587 * channel(1) + 0.114 * channel(2);
-  return luminance > 0.6 ? "#1a1a1a" : "#ffffff";
+  return luminance > 0.6 ? "label dark" : "label light";
 }
 
 std::string when(Seconds t) { return format_duration(t.value); }
@@ -197,10 +199,10 @@ std::string gantt_svg(const RunRecord& r, const Timeline& tl) {
          << ": " << when(bar.start) << " \u2013 " << when(bar.end) << " (" << esc(seg.outcome) << "), iterations "
          << seg.start_iteration << " \u2192 " << seg.reached_iteration << "</title>";
       os << "<rect x=\"" << n(x0) << "\" y=\"" << n(by) << "\" width=\"" << n(x1 - x0) << "\" height=\"" << n(bh)
-         << "\" rx=\"2\" fill=\"" << color << "\"" << (seg.attempt > 0 ? " class=\"restart\"" : "") << "/>";
+         << "\" rx=\"2\" fill=\"" << color << "\"/>";
       if (lane_h >= 14 && x1 - x0 > 6.6 * label.size() + 10)
-        os << "<text x=\"" << n(x0 + 5) << "\" y=\"" << n(by + bh / 2 + 4) << "\" fill=\"" << text_color(color)
-           << "\" class=\"label\">" << esc(label) << "</text>";
+        os << "<text x=\"" << n(x0 + 5) << "\" y=\"" << n(by + bh / 2 + 4) << "\" class=\"" << label_class(color)
+           << "\">" << esc(label) << "</text>";
       os << "</g>";
       for (Seconds c : job.checkpoint_times)
         if (c >= bar.start && c <= bar.end)
@@ -211,7 +213,12 @@ std::string gantt_svg(const RunRecord& r, const Timeline& tl) {
     y0 += row_h;
   }
 
-  // Failure marks go last so no bar covers them.
+  // Failure marks go last so no bar covers them. The node that went down at the fault gets the big marker; when no
+  // node went down (a hang, a link), every node of the attempt does.
+  std::set<std::pair<double, std::string>> went_down;
+  for (const auto& d : r.decisions)
+    if (d.kind == "node_down")
+      for (const auto& node : d.nodes) went_down.emplace(d.t.value, node);
   y0 = top;
   for (const auto& row : tl.nodes) {
     const double row_h = row.lanes * lane_h;
@@ -219,14 +226,11 @@ std::string gantt_svg(const RunRecord& r, const Timeline& tl) {
       const JobRecord& job = r.jobs[bar.job];
       const FailureRecord* f = segment_failure(job, bar.segment);
       if (!f) continue;
-      bool culprit = false, any_node_down = false;
-      for (const auto& d : r.decisions)
-        if (d.kind == "node_down" && d.t == f->fault_time)
-          for (const auto& node : job.segments[bar.segment].nodes) {
-            any_node_down |= std::count(d.nodes.begin(), d.nodes.end(), node) > 0;
-            culprit |= node == row.name && std::count(d.nodes.begin(), d.nodes.end(), node) > 0;
-          }
-      culprit |= !any_node_down;
+      const auto& nodes = job.segments[bar.segment].nodes;
+      const bool culprit = went_down.count({f->fault_time.value, row.name}) > 0 ||
+                           std::none_of(nodes.begin(), nodes.end(), [&](const auto& node) {
+                             return went_down.count({f->fault_time.value, node}) > 0;
+                           });
       const double by = y0 + bar.lane * lane_h + (lane_h >= 12 ? 2 : 1), bh = lane_h - (lane_h >= 12 ? 4 : 2);
       const double xf = ts.x(f->fault_time), xd = std::max(ts.x(f->detect_time), xf + 1);
       const std::string what = esc(job.name) + ": " + esc(f->cause) + " at " + esc(when(f->fault_time)) +

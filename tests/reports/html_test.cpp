@@ -32,8 +32,8 @@ TEST_CASE("html: header, Gantt marks, tables, checks and decision log", "[report
   std::string html = tt::report_html(tt::testing::sample_record());
   CHECK_THAT(html, Catch::Contains("traintwin report: mini"));
   CHECK_THAT(html, Catch::Contains("network/model <code>CM02</code>"));
-  CHECK_THAT(html, Catch::Contains("61.0%"));         // utilization
-  CHECK_THAT(html, Catch::Contains("52.0%"));         // goodput
+  CHECK_THAT(html, Catch::Contains("61.0%"));  // utilization
+  CHECK_THAT(html, Catch::Contains("52.0%"));  // goodput
   auto begin = html.find("<svg class=\"chart gantt\"");
   REQUIRE(begin != std::string::npos);
   std::string gantt = html.substr(begin, html.find("</svg>", begin) - begin);
@@ -42,8 +42,9 @@ TEST_CASE("html: header, Gantt marks, tables, checks and decision log", "[report
   CHECK(count(gantt, "class=\"detect-marker\"") == 1);
   CHECK(count(gantt, "class=\"ckpt\"") == 3);
   CHECK(count(gantt, "class=\"down\"") == 1);  // n1 out of service
-  CHECK_THAT(gantt, Catch::Contains(">train-a \xE2\x86\xBB" "1<"));  // the restart is its own labelled bar
-  CHECK_THAT(gantt, Catch::Contains(">1h<"));                        // a time label on the axis
+  CHECK_THAT(gantt, Catch::Contains(">train-a \xE2\x86\xBB"
+                                    "1<"));    // the restart is its own labelled bar
+  CHECK_THAT(gantt, Catch::Contains(">1h<"));  // a time label on the axis
   CHECK(count(html, "<span class=\"badge pass\">PASS</span>") == 2);
   CHECK(count(html, "<span class=\"badge fail\">FAIL</span>") == 1);
   CHECK_THAT(html, Catch::Contains("expected job.end(eval-b) &lt;= 40m 00s; measured 41m 40s"));
@@ -63,4 +64,15 @@ TEST_CASE("html: record strings are escaped", "[reports]") {
   CHECK_THAT(html, Catch::Contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
   CHECK_THAT(html, Catch::Contains("a&amp;b&lt;i&gt;"));
   CHECK_THAT(html, Catch::Contains("&quot;quoted&quot; &lt;reason&gt;"));
+}
+
+TEST_CASE("html: the fault marker goes on the node that went down, else on every node of the attempt", "[reports]") {
+  auto markers = [](const tt::RunRecord& r) {
+    std::string html = tt::report_html(r);
+    return count(html, "<polygon class=\"fault-marker\"");
+  };
+  tt::RunRecord r = tt::testing::busy_record();  // pretrain-70b on n0..n7; n3 crashes
+  CHECK(markers(r) == 1);
+  r.decisions.clear();  // no node went down: a hang, say
+  CHECK(markers(r) == 8);
 }
