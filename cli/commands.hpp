@@ -20,5 +20,6 @@ struct Registered {
 Registered add_run(CLI::App& app);
 Registered add_validate(CLI::App& app);
 Registered add_topo(CLI::App& app);
+Registered add_diff(CLI::App& app);
 
 }  // namespace tt::cli
