@@ -165,7 +165,7 @@ TEST_CASE("tiled fp32 attention matches the fp64 reference", "[unit][kernels]") 
       {{.batch = 2, .heads = 2, .seq = 47, .head_dim = 64, .causal = true}, 1.0},
       {{.batch = 1, .heads = 3, .seq = 150, .head_dim = 40, .causal = true}, 1.0},
       {{.batch = 1, .heads = 2, .seq = 192, .head_dim = 64, .causal = false}, 4.0},
-      {{.batch = 1, .heads = 2, .seq = 192, .head_dim = 64, .causal = true}, 4.0},
+      {{.batch = 1, .heads = 2, .seq = 392, .head_dim = 64, .causal = true}, 4.0},
   };
   std::uint64_t seed = 100;
   for (const Case& c : cases) {
@@ -194,7 +194,7 @@ TEST_CASE("tiled fp32 attention matches the fp64 reference", "[unit][kernels]") 
 }
 
 TEST_CASE("tiled fp32 attention gives the same bits on 1 and 4 threads", "[unit][kernels]") {
-  // Two (batch, head) slices: one thread runs the fused backward, four the split one; twelve: fused on both.
+  // Two (batch, head) slices: one thread runs the fused backward, four the split one; twelve slices: fused on both.
   for (const int slices : {2, 12}) {
     for (const bool causal : {false, true}) {
       const AttentionShape s{.batch = 1, .heads = slices, .seq = 300, .head_dim = 64, .causal = causal};
