@@ -1,6 +1,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <thread>
