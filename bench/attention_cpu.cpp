@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/attention.hpp"
+#include "tests/kernels/random_tensor.hpp"
 
 namespace {
 
@@ -20,14 +21,8 @@ using tt::kernels::AttentionShape;
 
 template <typename T>
 std::vector<T> random_tensor(std::int64_t count, std::uint64_t seed) {
-  std::vector<T> x(static_cast<std::size_t>(count));
-  for (T& value : x) {
-    std::uint64_t z = (seed += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    value = static_cast<T>(static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1.0p-53 * 2.0 - 1.0);
-  }
-  return x;
+  const std::vector<double> x = tt::kernels::test::normal_tensor(count, seed);
+  return std::vector<T>(x.begin(), x.end());
 }
 
 template <typename T>
