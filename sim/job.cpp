@@ -110,7 +110,9 @@ class JobActor {
 
   void checkpoint() {
     const double t0 = now();
+    r_.checkpointing = true;
     run_step(FlowStep{"checkpoint", {r_.checkpoint}}, r_.inflight);
+    r_.checkpointing = false;
     w_.post(CheckpointDone{l_.job, l_.attempt, r_.iterations, Seconds(now() - t0)});
   }
 
@@ -221,7 +223,7 @@ void strike(World& w, const std::vector<sg4::Host*>& hosts, const std::vector<in
     for (const FlowStep& s : r.steps)
       for (const FlowGroup& g : s.groups)
         if (uses_cable(g)) return true;
-    return uses_cable(r.checkpoint);
+    return r.checkpointing && uses_cable(r.checkpoint);  // storage connections exist only while writing
   };
   for (auto& [key, run] : w.runs) {
     JobRun& r = *run;
