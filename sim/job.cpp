@@ -52,7 +52,9 @@ class JobActor {
       w_.cluster_changed();
     } catch (const Stalled& s) {
       if (r_.phase != JobRun::Phase::Killed) stall(s.cause);
-    } catch (const simgrid::Exception& e) {  // a failure under an activity, or strike() or kill_job() cancelled it
+    } catch (const Cancelled&) {  // by strike() (r_.fault says why) or kill_job()
+      if (r_.phase != JobRun::Phase::Killed) stall(broken_resource(w_, r_).value_or("cancelled"));
+    } catch (const simgrid::Exception& e) {  // a failure under an activity (or strike() cancelled it)
       if (r_.phase != JobRun::Phase::Killed)
         stall(broken_resource(w_, r_).value_or(std::string("SimGrid: ") + e.what()));
     } catch (const simgrid::ForcefulKillException&) {
