@@ -1,12 +1,15 @@
 #include "sim/faults.hpp"
 
-#include "sim/job.hpp"
-
 #include <algorithm>
+#include <memory>
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
 #include <stdexcept>
 #include <vector>
+
+#include "core/fault/fault_kind.hpp"
+#include "core/fault/stochastic.hpp"
+#include "sim/job.hpp"
 
 namespace sg4 = simgrid::s4u;
 
@@ -16,65 +19,166 @@ namespace {
 
 struct Change {
   double at;
-  std::size_t order;  // scenario order: ties keep it, a fault's repair after the fault
-  const FaultSpec* fault;
-  int target;  // node or cable index
+  std::size_t order;  // fault order: ties keep it, a fault's repair after the fault
+  std::size_t fault;  // index in the injector's fault list
   bool down;
 };
 
-// `node_down` counts overlapping crashes of each node: it is back when the last one is repaired.
-// A failure first strikes the jobs it hits (their exact progress is posted, then they stall), then the controller
-// hears the ground truth.
-void apply(World& w, const Change& c, std::vector<int>& node_down) {
-  Platform& p = w.platform;
-  const Topology& topo = p.topology();
-  Event event;
-  if (c.fault->kind == FaultKind::NodeCrash) {
-    int& downs = node_down[c.target];
-    downs += c.down ? 1 : -1;
-    if (downs != (c.down ? 1 : 0)) return;  // already down, or still down for another crash
-    const std::string& name = topo.nodes()[c.target].name;
-    std::vector<sg4::Host*> hosts;
-    for (int local = 0; local < topo.gpus_per_node(); ++local)
-      hosts.push_back(p.gpu(c.target * topo.gpus_per_node() + local));
-    const std::vector<int> cables = p.node_cables(c.target);
-    if (c.down) strike(w, hosts, cables, "node " + name + " crashed");
-    for (sg4::Host* h : hosts) c.down ? h->turn_off() : h->turn_on();
-    for (int cable : cables) c.down ? p.cable_down(cable) : p.cable_up(cable);
-    event = c.down ? Event(NodeDown{c.target, "node_crash"}) : Event(NodeUp{c.target});
-  } else {
-    if (c.down) strike(w, {}, {c.target}, "link " + topo.link(c.target).name + " went down");
-    c.down ? p.cable_down(c.target) : p.cable_up(c.target);
-    event = c.down ? Event(LinkDown{c.target}) : Event(LinkUp{c.target});
-  }
-  w.post(std::move(event));
-  w.cluster_changed();
+struct Target {
+  std::vector<int> gpus;    // global GPU indices (node_crash, gpu_failure, straggler, hang)
+  std::vector<int> cables;  // cables turned off (or slowed, for storage_slow)
+  int node = -1;
+};
+
+std::vector<int> cables_of(const Topology& t, VertexId v, bool nic_only = false) {
+  std::vector<int> out;
+  for (auto [e, end] = boost::out_edges(v, t.graph()); e != end; ++e)
+    if (!nic_only || t.graph()[*e].kind == LinkKind::Nic) out.push_back(t.graph()[*e].id);
+  std::sort(out.begin(), out.end());
+  return out;
 }
+
+Target resolve(const Platform& p, const FaultSpec& f, std::size_t i) {
+  const Topology& t = p.topology();
+  Target tg;
+  auto fail = [&] {
+    throw std::invalid_argument("fault " + std::to_string(i) + " (" + to_string(f.kind) + "): no " +
+                                to_string(component_of(f.kind)) + " named \"" + f.target + "\"");
+  };
+  switch (f.kind) {
+    case FaultKind::NodeCrash:
+    case FaultKind::Hang:
+      tg.node = t.find_node(f.target);
+      if (tg.node < 0) fail();
+      for (int l = 0; l < t.gpus_per_node(); ++l) tg.gpus.push_back(tg.node * t.gpus_per_node() + l);
+      if (f.kind == FaultKind::NodeCrash) tg.cables = p.node_cables(tg.node);
+      break;
+    case FaultKind::GpuFailure:
+    case FaultKind::NicDown:
+    case FaultKind::Straggler: {
+      int v = t.find_vertex(f.target);
+      if (v < 0 || t.graph()[v].kind != VertexKind::Gpu) fail();
+      const auto& props = t.graph()[v];
+      tg.node = props.node;
+      tg.gpus = {props.node * t.gpus_per_node() + props.local};
+      if (f.kind != FaultKind::Straggler) tg.cables = cables_of(t, v, f.kind == FaultKind::NicDown);
+      if (f.kind == FaultKind::NicDown && tg.cables.empty()) fail();
+      break;
+    }
+    case FaultKind::LinkDown: {
+      int c = t.find_link(f.target);
+      if (c < 0) fail();
+      tg.cables = {c};
+      break;
+    }
+    case FaultKind::SwitchDown:
+    case FaultKind::StorageSlow: {
+      int v = t.find_vertex(f.target);
+      if (v < 0) fail();
+      tg.cables = cables_of(t, v);
+      break;
+    }
+  }
+  return tg;
+}
+
+class Injector {
+ public:
+  Injector(World& w, std::vector<FaultSpec> faults, std::vector<Target> targets)
+      : w_(w), faults_(std::move(faults)), targets_(std::move(targets)),
+        gpu_down_(static_cast<std::size_t>(w.platform.topology().total_gpus()), 0) {}
+
+  void apply(const Change& c) {
+    const FaultSpec& f = faults_[c.fault];
+    const Target& tg = targets_[c.fault];
+    Platform& p = w_.platform;
+    const Topology& topo = p.topology();
+    const std::string cause = describe(f);
+    switch (f.kind) {
+      case FaultKind::NodeCrash:
+      case FaultKind::GpuFailure: {
+        std::vector<sg4::Host*> off;
+        for (int g : tg.gpus)
+          if ((c.down ? gpu_down_[g]++ : --gpu_down_[g]) == 0) off.push_back(p.gpu(g));
+        if (c.down) strike(w_, off, tg.cables, cause, to_string(f.kind));
+        for (sg4::Host* h : off) c.down ? h->turn_off() : h->turn_on();
+        for (int cable : tg.cables) c.down ? p.cable_down(cable) : p.cable_up(cable);
+        const int gpu = f.kind == FaultKind::GpuFailure ? tg.gpus.front() : -1;
+        w_.post(c.down ? Event(NodeDown{tg.node, to_string(f.kind), gpu}) : Event(NodeUp{tg.node}));
+        break;
+      }
+      case FaultKind::NicDown:
+      case FaultKind::LinkDown:
+      case FaultKind::SwitchDown:
+        if (c.down) strike(w_, {}, tg.cables, cause, to_string(f.kind));
+        for (int cable : tg.cables) {
+          c.down ? p.cable_down(cable) : p.cable_up(cable);
+          w_.post(c.down ? Event(LinkDown{cable}) : Event(LinkUp{cable}));
+        }
+        break;
+      case FaultKind::Straggler:
+        for (int g : tg.gpus) w_.gpu_speed[g] = c.down ? f.fraction : 1.0;
+        break;
+      case FaultKind::StorageSlow:
+        for (int cable : tg.cables)
+          for (bool forward : {true, false})
+            p.link(cable, forward)->set_bandwidth(topo.link(cable).bandwidth.value * (c.down ? f.fraction : 1.0));
+        break;
+      case FaultKind::Hang: {
+        std::vector<sg4::Host*> hosts;
+        for (int g : tg.gpus) hosts.push_back(p.gpu(g));
+        strike(w_, hosts, {}, cause, "hang", /*hang=*/true);
+        break;
+      }
+    }
+    w_.cluster_changed();
+  }
+
+  const std::vector<FaultSpec>& faults() const { return faults_; }
+
+ private:
+  World& w_;
+  std::vector<FaultSpec> faults_;
+  std::vector<Target> targets_;
+  std::vector<int> gpu_down_;  // overlapping failures of each GPU host: on again when the last one is repaired
+
+  static std::string describe(const FaultSpec& f) {
+    std::string what;
+    switch (f.kind) {
+      case FaultKind::NodeCrash: what = "node " + f.target + " crashed"; break;
+      case FaultKind::GpuFailure: what = "GPU " + f.target + " failed"; break;
+      case FaultKind::NicDown: what = "NIC of " + f.target + " went down"; break;
+      case FaultKind::LinkDown: what = "link " + f.target + " went down"; break;
+      case FaultKind::SwitchDown: what = "switch " + f.target + " went down"; break;
+      case FaultKind::Hang: what = "job hung on node " + f.target; break;
+      default: what = std::string(to_string(f.kind)) + " of " + f.target; break;
+    }
+    return f.cause.empty() ? what : what + " (" + f.cause + ")";
+  }
+};
 
 }  // namespace
 
 void start_faults(World& w) {
-  const Topology& topo = w.platform.topology();
+  std::vector<FaultSpec> faults = scenario_faults(w.scenario);
+  std::vector<Target> targets;
   std::vector<Change> changes;
-  for (std::size_t i = 0; i < w.scenario.faults.size(); ++i) {
-    const FaultSpec& f = w.scenario.faults[i];
-    int target = f.kind == FaultKind::NodeCrash ? topo.find_node(f.target) : topo.find_link(f.target);
-    if (target < 0)
-      throw std::invalid_argument("fault " + std::to_string(i) + ": no " +
-                                  (f.kind == FaultKind::NodeCrash ? "node" : "link") + " named \"" + f.target + "\"");
-    changes.push_back({f.at.value, 2 * i, &f, target, true});
-    changes.push_back({(f.at + f.repair).value, 2 * i + 1, &f, target, false});
+  for (std::size_t i = 0; i < faults.size(); ++i) {
+    targets.push_back(resolve(w.platform, faults[i], i));
+    changes.push_back({faults[i].at.value, 2 * i, i, true});
+    if (faults[i].kind != FaultKind::Hang) changes.push_back({(faults[i].at + faults[i].repair).value, 2 * i + 1, i, false});
   }
   if (changes.empty()) return;
   std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {
     return a.at != b.at ? a.at < b.at : a.order < b.order;
   });
-  w.faults = sg4::Actor::create("faults", w.platform.mgmt(), [&w, changes = std::move(changes)] {
+  auto injector = std::make_shared<Injector>(w, std::move(faults), std::move(targets));
+  w.faults = sg4::Actor::create("faults", w.platform.mgmt(), [&w, injector, changes = std::move(changes)] {
     try {
-      std::vector<int> node_down(w.platform.topology().nodes().size(), 0);
       for (const Change& c : changes) {
+        if (c.at >= w.scenario.sim.horizon.value) break;
         if (c.at > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(c.at);
-        apply(w, c, node_down);
+        injector->apply(c);
       }
     } catch (const simgrid::ForcefulKillException&) {
       throw;

@@ -1,7 +1,12 @@
-// The fault injector: an actor that plays the scenario's scripted faults on the platform and tells the controller
-// (ground truth; the controller detects failures its own way). node_crash turns off the node's GPU hosts and the
-// cables attached to them (flows to, from and through the node fail), then turns them back on after `repair`;
-// link_down turns off both directions of the cable, then back on. Each change wakes fast-forwarding jobs.
+// The fault injector: an actor that plays the scenario's faults (scripted, then stochastic ones drawn from the seed by
+// core/fault/stochastic.hpp) on the platform and tells the controller the ground truth (the controller detects
+// failures by its own rules). Each fault is undone after its repair time; each change wakes fast-forwarding jobs.
+//   node_crash   the node's GPU hosts and their cables off (NodeDown/NodeUp)
+//   gpu_failure  one GPU host and its cables off; the node is out until repaired (NodeDown with the GPU)
+//   nic_down     the GPU's NIC cable down (LinkDown/LinkUp); link_down: one cable; switch_down: every cable of a switch.
+//                Jobs on those cables block until they are back (sim/job.hpp) or the controller's timeout kills them.
+//   straggler    the GPU computes at `fraction` of its speed; storage_slow: storage cables at `fraction` bandwidth
+//   hang         the jobs on the node stop without dying (no repair; the watchdog notices)
 #pragma once
 
 #include "sim/world.hpp"

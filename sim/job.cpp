@@ -32,6 +32,21 @@ std::optional<std::string> broken_resource(const World& w, const JobRun& r) {
   return check(r.checkpoint);
 }
 
+// Cables on the attempt's routes that are down now.
+std::vector<int> down_cables(const World& w, const JobRun& r) {
+  std::vector<int> out;
+  auto check = [&](const FlowGroup& g) {
+    for (const Flow& f : g.flows)
+      for (int cable : w.platform.route(f.from, f.to).cables)
+        if (!w.platform.cable_is_up(cable) && std::find(out.begin(), out.end(), cable) == out.end())
+          out.push_back(cable);
+  };
+  for (const FlowStep& s : r.steps)
+    for (const FlowGroup& g : s.groups) check(g);
+  check(r.checkpoint);
+  return out;
+}
+
 // Thrown inside the job actor when it stalls: unwinds to the actor's top level.
 struct Stalled {
   std::string cause;
@@ -46,17 +61,11 @@ class JobActor {
       sg4::this_actor::sleep_for(l_.startup.value);
       r_.phase = JobRun::Phase::Training;
       w_.cluster_changed();
-      train();
+      r_.iterations = l_.start_iteration;
+      if (!run_training()) return;
       w_.post(JobCompleted{l_.job, l_.attempt});
       r_.phase = JobRun::Phase::Completed;
       w_.cluster_changed();
-    } catch (const Stalled& s) {
-      if (r_.phase != JobRun::Phase::Killed) stall(s.cause);
-    } catch (const Cancelled&) {  // by strike() (r_.fault says why) or kill_job()
-      if (r_.phase != JobRun::Phase::Killed) stall(broken_resource(w_, r_).value_or("cancelled"));
-    } catch (const simgrid::Exception& e) {  // a failure under an activity (or strike() cancelled it)
-      if (r_.phase != JobRun::Phase::Killed)
-        stall(broken_resource(w_, r_).value_or(std::string("SimGrid: ") + e.what()));
     } catch (const simgrid::ForcefulKillException&) {
       throw;
     } catch (...) {
@@ -69,9 +78,66 @@ class JobActor {
   JobRun& r_;
   const Launch& l_;
 
+  // Trains to the end (true), or until it stalls or is killed (false). A job struck through cables only waits for
+  // them and goes on from the iteration that was in flight.
+  bool run_training() {
+    for (;;) {
+      std::string cause;
+      try {
+        train();
+        return true;
+      } catch (const Stalled& s) {
+        cause = s.cause;
+      } catch (const Cancelled&) {  // by strike() (r_.fault says why) or kill_job()
+        cause = broken_resource(w_, r_).value_or("cancelled");
+      } catch (const simgrid::Exception& e) {  // a failure under an activity (or strike() cancelled it)
+        cause = broken_resource(w_, r_).value_or(std::string("SimGrid: ") + e.what());
+      }
+      if (r_.phase == JobRun::Phase::Killed) return false;
+      const bool hosts_on = std::all_of(r_.hosts.begin(), r_.hosts.end(), [](sg4::Host* h) { return h->is_on(); });
+      if (!r_.hang && hosts_on) {
+        if (r_.blocked_on.empty()) r_.blocked_on = down_cables(w_, r_);  // a new flow met a cable already down
+        if (r_.fault_kind.empty()) r_.fault_kind = "link_down";
+        if (!r_.blocked_on.empty()) {
+          wait_for_links(cause);
+          continue;
+        }
+      }
+      stall(cause);
+      return false;
+    }
+  }
+
+  void wait_for_links(const std::string& cause) {
+    r_.phase = JobRun::Phase::Blocked;
+    w_.post(JobStalled{l_.job, l_.attempt, r_.iterations, cause, r_.fault_kind, Detector::Communication,
+                       r_.blocked_on});
+    stop_load();
+    w_.cluster_changed();
+    auto up = [&] {
+      return std::all_of(r_.blocked_on.begin(), r_.blocked_on.end(),
+                         [&](int c) { return w_.platform.cable_is_up(c); });
+    };
+    while (!up()) {
+      auto wake = sg4::Semaphore::create(0);  // released by World::cluster_changed(); kill_job() kills us here
+      r_.wake = wake;
+      wake->acquire();
+      r_.wake = nullptr;
+    }
+    r_.phase = JobRun::Phase::Training;
+    r_.fault.reset();
+    r_.fault_kind.clear();
+    r_.blocked_on.clear();
+    r_.inflight.cancelled = false;
+    r_.inflight.waiting.clear();
+    w_.post(JobResumed{l_.job, l_.attempt});
+    w_.cluster_changed();
+  }
+
   void stall(const std::string& cause) {
     r_.phase = JobRun::Phase::Stalled;
-    w_.post(JobStalled{l_.job, l_.attempt, r_.iterations, cause});
+    w_.post(JobStalled{l_.job, l_.attempt, r_.iterations, cause, r_.hang ? "hang" : r_.fault_kind,
+                       r_.hang ? Detector::Watchdog : Detector::Heartbeat});
     stop_load();
     w_.cluster_changed();
   }
@@ -80,7 +146,6 @@ class JobActor {
     const std::int64_t total = l_.iterations;
     const std::int64_t every = l_.checkpoint_every;
     const std::int64_t measure = std::max(1, w_.scenario.sim.measure_iterations);
-    r_.iterations = l_.start_iteration;
     while (r_.iterations < total) {
       const std::int64_t checkpoint_at = every > 0 ? (r_.iterations / every + 1) * every : total;
       const std::int64_t boundary = std::min(checkpoint_at, total);
@@ -104,18 +169,52 @@ class JobActor {
     if (r_.fault) throw Stalled{*r_.fault};  // struck while it could not be interrupted (startup)
     std::vector<sg4::ActivityPtr> execs;
     const double flops = l_.plan.compute.value * r_.hosts.front()->get_speed();
-    for (sg4::Host* h : r_.hosts) execs.push_back(sg4::Exec::init()->set_flops_amount(flops)->set_host(h)->start());
+    for (std::size_t i = 0; i < r_.hosts.size(); ++i)  // a straggler needs more of its nominal flops
+      execs.push_back(sg4::Exec::init()
+                          ->set_flops_amount(flops / w_.gpu_speed[l_.gpus[i]])
+                          ->set_host(r_.hosts[i])
+                          ->start());
     r_.inflight.started += static_cast<long long>(execs.size());
     wait_all(execs, r_.inflight);
     for (const FlowStep& s : r_.steps) run_step(s, r_.inflight);
   }
 
   void checkpoint() {
+    if (l_.checkpoint_async) return checkpoint_async();
     const double t0 = now();
     r_.checkpointing = true;
     run_step(FlowStep{"checkpoint", {r_.checkpoint}}, r_.inflight);
     r_.checkpointing = false;
-    w_.post(CheckpointDone{l_.job, l_.attempt, r_.iterations, Seconds(now() - t0)});
+    w_.post(CheckpointDone{l_.job, l_.attempt, r_.iterations, Seconds(now() - t0), Seconds(now() - t0)});
+  }
+
+  // Stalls for the snapshot, then a writer actor sends the shards to storage while training goes on. A checkpoint
+  // counts once its write is done; a new one waits for the previous write.
+  void checkpoint_async() {
+    if (r_.writer) {
+      r_.writer->join();
+      r_.writer = nullptr;
+    }
+    const double t0 = now();
+    sg4::this_actor::sleep_for(l_.snapshot.value);
+    const std::int64_t iteration = r_.iterations;
+    const double stall = now() - t0;
+    r_.writer_inflight = InFlight{};
+    World& w = w_;
+    JobRun& r = r_;
+    r_.writer = sg4::Actor::create("ckpt/" + r_.name, w_.platform.mgmt(), [&w, &r, iteration, stall, t0] {
+      try {
+        run_step(FlowStep{"checkpoint", {r.checkpoint}}, r.writer_inflight);
+        if (r.phase == JobRun::Phase::Training || r.phase == JobRun::Phase::Completed)
+          w.post(CheckpointDone{r.launch.job, r.launch.attempt, iteration, Seconds(stall), Seconds(now() - t0)});
+      } catch (const Cancelled&) {  // the attempt was killed: this checkpoint never completes
+      } catch (const simgrid::Exception&) {  // a storage route failed under the write: lost, training goes on
+      } catch (const simgrid::ForcefulKillException&) {
+        throw;
+      } catch (...) {
+        w.fail("checkpoint writer " + r.name, std::current_exception());
+      }
+    });
   }
 
   // Advances from r_.iterations toward `boundary` at `t` per iteration (see job.hpp).
@@ -211,16 +310,21 @@ std::int64_t progress(const JobRun& r) {
   return r.iterations + std::min(r.ff_target - r.iterations, done);
 }
 
-void strike(World& w, const std::vector<sg4::Host*>& hosts, const std::vector<int>& cables, const std::string& cause) {
+void strike(World& w, const std::vector<sg4::Host*>& hosts, const std::vector<int>& cables, const std::string& cause,
+            const std::string& kind, bool hang) {
   auto uses_cable = [&](const FlowGroup& g) {
     for (const Flow& f : g.flows)
       for (int c : w.platform.route(f.from, f.to).cables)
         if (std::find(cables.begin(), cables.end(), c) != cables.end()) return true;
     return false;
   };
-  auto hit = [&](const JobRun& r) {
+  auto on_host = [&](const JobRun& r) {
     for (sg4::Host* h : r.hosts)
       if (std::find(hosts.begin(), hosts.end(), h) != hosts.end()) return true;
+    return false;
+  };
+  auto hit = [&](const JobRun& r) {
+    if (on_host(r)) return true;
     if (r.phase != JobRun::Phase::Training || cables.empty()) return false;
     for (const FlowStep& s : r.steps)
       for (const FlowGroup& g : s.groups)
@@ -234,18 +338,28 @@ void strike(World& w, const std::vector<sg4::Host*>& hosts, const std::vector<in
       w.post(JobProgress{r.launch.job, r.launch.attempt, progress(r),
                          r.iteration_time > 0 ? Seconds(r.iteration_time) : r.launch.plan.predicted_iteration});
     r.fault = cause;
+    r.fault_kind = kind;
+    r.hang = hang;
+    if (!on_host(r)) r.blocked_on = cables;  // NCCL retries on these cables until they are back or it times out
     cancel_all(r.inflight);  // its wait throws: it stalls
     if (r.wake) r.wake->release();
   }
 }
 
 void kill_job(World& w, JobRun& r) {
+  if (r.writer) cancel_all(r.writer_inflight);  // an async checkpoint write stops with the attempt
   if (r.phase == JobRun::Phase::Completed || r.phase == JobRun::Phase::Killed) return;
   if (r.phase == JobRun::Phase::Stalled) {  // its actor already ended after posting JobStalled
     r.phase = JobRun::Phase::Killed;
     return;
   }
   const bool was_training = r.phase == JobRun::Phase::Training;
+  if (r.phase == JobRun::Phase::Blocked) {         // it waits on a semaphore for its links
+    r.phase = JobRun::Phase::Killed;
+    r.wake = nullptr;
+    r.actor->kill();
+    return;
+  }
   r.phase = JobRun::Phase::Killed;
   r.wake = nullptr;
   // An actor killed inside a wait on several activities gets woken again by the others once they end (SimGrid 3.32

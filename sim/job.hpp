@@ -27,7 +27,8 @@
 namespace tt::sim {
 
 struct JobRun {
-  enum class Phase { Starting, Training, Stalled, Completed, Killed };
+  // Blocked: a cable on its routes went down; its actor waits for the cable (the controller may kill it first).
+  enum class Phase { Starting, Training, Blocked, Stalled, Completed, Killed };
   Launch launch;
   std::string name;
   std::vector<simgrid::s4u::Host*> hosts;  // in rank order
@@ -37,6 +38,11 @@ struct JobRun {
   Phase phase = Phase::Starting;
   bool checkpointing = false;              // writing a checkpoint now (its routes to storage are in use)
   std::optional<std::string> fault;        // set by strike(): the attempt stalls with this cause
+  std::string fault_kind;                  // ... the fault kind
+  std::vector<int> blocked_on;             // ... cables it waits for (link faults: NCCL retries, no failure yet)
+  bool hang = false;                       // ... a hang: it stops without dying (the watchdog notices)
+  InFlight writer_inflight;                // the async checkpoint write in progress, if any
+  simgrid::s4u::ActorPtr writer;
   std::int64_t iterations = 0;             // absolute iterations completed (before the fast-forward in progress)
   double iteration_time = 0;               // latest measured (s)
   double ff_start = -1;                    // the fast-forward in progress: its start (s), -1 when none
@@ -55,9 +61,11 @@ void kill_job(World& world, JobRun& run);
 // Iterations completed by now, the fast-forward in progress included.
 std::int64_t progress(const JobRun& run);
 // Called by the fault injector just before it turns `hosts` and `cables` off: every attempt that uses one of the
-// hosts, or is training with a route over one of the cables, stalls now with `cause`, whatever it is doing (a fabric
-// link failure breaks the connections that use it; later routes go around it when they can).
+// hosts, or is training with a route over one of the cables, is interrupted now with `cause`, whatever it is doing.
+// Struck through a host it stalls (or, with `hang`, stops without dying); struck through cables only it blocks until
+// they are back (NCCL retries the connections that use them; later routes go around them when they can), then trains
+// on, unless the controller's communication timeout kills it first.
 void strike(World& world, const std::vector<simgrid::s4u::Host*>& hosts, const std::vector<int>& cables,
-            const std::string& cause);
+            const std::string& cause, const std::string& kind, bool hang = false);
 
 }  // namespace tt::sim

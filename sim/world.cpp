@@ -4,7 +4,8 @@
 
 namespace tt::sim {
 
-World::World(const Scenario& s, Platform& p) : scenario(s), platform(p) {}
+World::World(const Scenario& s, Platform& p)
+    : scenario(s), platform(p), gpu_speed(static_cast<std::size_t>(s.topology.total_gpus()), 1.0) {}
 World::~World() = default;
 
 void World::cluster_changed() {

@@ -15,6 +15,7 @@
 #include <simgrid/s4u/Mutex.hpp>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "core/control/events.hpp"
 #include "core/model/scenario.hpp"
@@ -35,6 +36,7 @@ struct World {
   simgrid::s4u::ActorPtr faults;                          // the fault injector, if any
   std::exception_ptr error;                               // set by an actor that hit a bug; stops the run
   std::string error_actor;
+  std::vector<double> gpu_speed;                          // by global GPU: fraction of peak left (stragglers)
   long long fast_forwards = 0;
   long long load_flows = 0;
 

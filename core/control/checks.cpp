@@ -1,12 +1,14 @@
 #include "core/control/checks.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <cstdio>
 
 namespace tt {
 
 bool is_time_metric(const std::string& metric) {
-  return metric == "job.end" || metric == "job.start" || metric == "job.wait" || metric == "cluster.makespan";
+  return metric == "job.end" || metric == "job.start" || metric == "job.wait" || metric == "cluster.makespan" ||
+         metric == "job.max_time_to_detect";
 }
 
 std::optional<double> measure_metric(const RunRecord& r, const std::string& metric, const std::string& job) {
@@ -22,10 +24,25 @@ std::optional<double> measure_metric(const RunRecord& r, const std::string& metr
     if (metric == "job.iterations") return static_cast<double>(jr->iterations_done);
     if (metric == "job.ettr") return jr->ettr;
     if (metric == "job.lost_gpu_hours") return jr->lost_gpu_hours;
+    if (metric == "job.failures") return static_cast<double>(jr->failures.size());
+    if (metric == "job.false_failures") return jr->false_failures;
+    if (metric == "job.flaps_survived") return jr->flaps_survived;
+    if (metric == "job.checkpoint_overhead") return jr->checkpoint_overhead;
+    if (metric == "job.max_time_to_detect") {
+      if (jr->failures.empty()) return std::nullopt;
+      double m = 0;
+      for (const auto& f : jr->failures) m = std::max(m, (f.detect_time - f.fault_time).value);
+      return m;
+    }
     return std::nullopt;
   }
   if (metric == "cluster.gpu_utilization") return r.gpu_utilization;
   if (metric == "cluster.goodput") return r.goodput;
+  if (metric == "cluster.ettr") return r.ettr;
+  if (metric == "cluster.failures") return r.failures;
+  if (metric == "cluster.false_failures") return r.false_failures;
+  if (metric == "cluster.lost_gpu_hours") return r.lost_gpu_hours;
+  if (metric == "cluster.drained_nodes") return static_cast<double>(r.drained_nodes.size());
   if (metric == "cluster.makespan") {
     double end = 0;
     for (const auto& j : r.jobs) {

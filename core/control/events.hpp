@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "core/fault/detection.hpp"
 #include "core/model/units.hpp"
 #include "core/plan/iteration_plan.hpp"
 
@@ -26,21 +27,30 @@ struct CheckpointDone {
   int job;
   int attempt;
   std::int64_t iteration;  // the checkpoint holds the state after this many iterations
-  Seconds write_time;      // how long the write blocked training
+  Seconds write_time;      // how long the write blocked training (async: the snapshot stall)
+  Seconds duration;        // from the start of the checkpoint to the end of its write to storage
 };
 struct JobCompleted {
   int job;
   int attempt;
 };
-struct JobStalled {  // a rank saw a communication or device error; the job makes no progress any more
+struct JobStalled {  // the job makes no progress any more (ground truth); the controller declares it failed by a rule
   int job;
   int attempt;
   std::int64_t iterations;  // absolute iterations completed before the error
   std::string cause;
+  std::string kind = "";                       // the fault kind ("link_down", "hang", ...), for the report
+  Detector detector = Detector::Heartbeat;     // the rule that notices it (core/fault/detection.hpp)
+  std::vector<int> links = {};                 // Communication: the cables it waits on
+};
+struct JobResumed {  // a stalled job's links came back before it was declared failed: it trains again
+  int job;
+  int attempt;
 };
 struct NodeDown {  // the node died (ground truth from the fault injector); the controller detects it by heartbeat
   int node;
-  std::string cause;
+  std::string cause;  // the fault kind: "node_crash", or "gpu_failure" (one GPU lost: the node is out until repaired)
+  int gpu = -1;       // gpu_failure: the global GPU index; only the job holding it fails
 };
 struct NodeUp {  // the node is repaired and may take work again
   int node;
@@ -52,8 +62,8 @@ struct LinkUp {
   int link;
 };
 
-using Event = std::variant<Timer, JobProgress, CheckpointDone, JobCompleted, JobStalled, NodeDown, NodeUp, LinkDown,
-                           LinkUp>;
+using Event = std::variant<Timer, JobProgress, CheckpointDone, JobCompleted, JobStalled, JobResumed, NodeDown, NodeUp,
+                           LinkDown, LinkUp>;
 
 // --- actions: controller -> driver ----------------------------------------------------------------------------
 struct Launch {
@@ -63,6 +73,8 @@ struct Launch {
   std::int64_t start_iteration = 0;  // resume from this checkpointed iteration
   std::int64_t iterations = 0;       // total iterations of the job (it stops when it reaches this)
   std::int64_t checkpoint_every = 0; // iterations between checkpoints; 0: none
+  bool checkpoint_async = false;     // stall for `snapshot`, then write while training
+  Seconds snapshot;                  // async only
   Seconds startup;                   // launch or restart overhead before the first iteration
   IterationPlan plan;
 };

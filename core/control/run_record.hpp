@@ -37,6 +37,18 @@ struct FailureRecord {
   Seconds detect_time;
   std::int64_t lost_iterations = 0;
   double lost_gpu_hours = 0;  // (progress since checkpoint + detection + restart overhead) x GPUs
+  std::string kind;      // fault kind: node_crash, gpu_failure, link_down, nic_down, switch_down, hang
+  std::string detector;  // heartbeat, communication timeout, training watchdog
+  std::optional<Seconds> recovered_time;  // training resumed (relaunch + restart overhead); absent if it never did
+  Seconds lost_progress;   // lost_iterations x iteration time
+  Seconds lost_detection;  // detect_time - fault_time
+  Seconds lost_restart;    // restart overhead
+  bool false_failure = false;  // declared on a link that came back within the restart overhead: waiting was cheaper
+};
+
+struct CauseTotals {
+  int failures = 0;
+  double lost_gpu_hours = 0;
 };
 
 struct JobRecord {
@@ -61,6 +73,18 @@ struct JobRecord {
   double lost_gpu_hours = 0;
   double productive_seconds = 0;  // wall time spent on iterations that count toward the result
   double ettr = 0;                // productive / (end - first_start)
+  int flaps_survived = 0;         // link faults shorter than the communication timeout: the job waited and went on
+  int false_failures = 0;
+  bool checkpoint_async = false;
+  std::vector<Seconds> checkpoint_write_times;  // each checkpoint, start to end of its write
+  Bytes checkpoint_bytes;                       // one checkpoint (weights + optimizer state)
+  int checkpoints_retained = 0;                 // on storage at the end (retention: keep N)
+  double checkpoint_overhead = 0;               // training time blocked by checkpoints / (end - first_start)
+  std::optional<Seconds> checkpoint_interval;   // the interval used (iterations x measured iteration time)
+  std::optional<Seconds> young_daly_interval;   // sqrt(2 x mean blocked time per checkpoint x MTBF)
+  std::optional<Seconds> mtbf;                  // observed (running time / failures), else expected from the rates
+  std::string mtbf_source;                      // "observed", "configured rates"
+  std::map<std::string, CauseTotals> by_cause;  // by fault kind
   std::vector<Segment> segments;
   std::vector<FailureRecord> failures;
 };
@@ -98,6 +122,15 @@ struct RunRecord {
   std::vector<Decision> decisions;
   std::vector<Sample> series;
   std::vector<CheckResult> checks;
+  // Failures: detection rules in force, totals by fault kind, nodes drained as lemons, faults injected.
+  std::map<std::string, double> detection;  // heartbeat_s, comm_timeout_s, watchdog_s, restart_overhead_s
+  std::map<std::string, CauseTotals> by_cause;
+  int failures = 0;
+  int false_failures = 0;
+  double lost_gpu_hours = 0;
+  double ettr = 0;  // GPU-weighted over jobs that started
+  std::vector<std::string> drained_nodes;
+  std::map<std::string, int> faults_injected;  // by fault kind, ground truth seen by the controller
 
   bool all_checks_passed() const;
 };

@@ -7,6 +7,9 @@
 #include <map>
 #include <sstream>
 
+#include "core/fault/catalogue.hpp"
+#include "core/fault/detection.hpp"
+#include "core/fault/fault_kind.hpp"
 #include "core/io/json_reader.hpp"
 
 namespace tt {
@@ -166,12 +169,14 @@ ModelSpec read_model(JsonObject& job) {
 }
 
 void read_checkpoint(JsonObject& job, JobSpec& spec) {
-  auto o = open_child(job, "checkpoint", {"interval", "every"});
+  auto o = open_child(job, "checkpoint", {"interval", "every", "async", "keep"});
   if (o.has("interval") == o.has("every"))
     o.fail_here(std::string("exactly one of \"interval\" (a duration) or \"every\" (iterations), found ") +
                 (o.has("interval") ? "both" : "neither"));
   if (o.has("interval")) spec.checkpoint_interval = positive_seconds(o, "interval");
   if (o.has("every")) spec.checkpoint_every = o.integer("every", 1);
+  spec.checkpoint_async = o.opt_boolean("async").value_or(false);
+  spec.checkpoint_keep = opt_int_in(o, "keep", 1).value_or(0);
   o.finish();
 }
 
@@ -249,45 +254,161 @@ std::vector<JobSpec> read_jobs(JsonObject& root, const std::vector<QueueSpec>& q
 
 struct FaultSource {
   std::string pointer;
-  std::string target_key;  // "node" or "link"
+  std::string target_key;  // "node", "gpu", "link", "switch" or "storage"
 };
+
+FaultKind read_fault_kind(JsonObject& o) {
+  std::string kind = o.str("kind");
+  auto k = parse_fault_kind(kind);
+  if (!k) {
+    auto names = fault_kind_names();
+    o.fail("kind", "a fault kind (" + list_names(names, names.size()) + "), found " + in_quotes(kind) +
+                       suggestion(kind, names));
+  }
+  return *k;
+}
+
+// "fraction": required for straggler (speed left) and storage_slow (bandwidth left), in (0, 1); not allowed otherwise.
+double read_fraction(JsonObject& o, FaultKind kind) {
+  if (!degrades_only(kind)) {
+    if (present(o, "fraction"))
+      o.fail("fraction", std::string("no \"fraction\" in a ") + to_string(kind) +
+                             " fault (only straggler and storage_slow take one)");
+    return 1.0;
+  }
+  double f = o.number("fraction", 0.0, 1.0);
+  if (f <= 0 || f >= 1) o.fail("fraction", "a fraction in (0, 1) of the speed or bandwidth left, found " + std::to_string(f));
+  return f;
+}
+
+const std::vector<std::string> kTargetKeys = {"node", "gpu", "link", "switch", "storage"};
 
 std::vector<FaultSpec> read_faults(JsonObject& root, std::vector<FaultSource>& sources) {
   std::vector<FaultSpec> faults;
   if (!present(root, "faults")) return faults;
   for (const auto& [v, ptr] : root.array("faults", /*allow_empty=*/true)) {
-    auto o = open(*v, root.file(), ptr, {"kind", "at", "node", "link", "repair"});
-    std::string kind = o.str("kind");
+    auto o = open(*v, root.file(), ptr, {"kind", "at", "node", "gpu", "link", "switch", "storage", "repair", "fraction"});
     FaultSpec f;
-    std::string target_key, other_key;
-    if (kind == "node_crash") {
-      f.kind = FaultKind::NodeCrash;
-      target_key = "node", other_key = "link";
-    } else if (kind == "link_down") {
-      f.kind = FaultKind::LinkDown;
-      target_key = "link", other_key = "node";
-    } else {
-      o.fail("kind", "a fault kind (node_crash, link_down), found " + in_quotes(kind) +
-                         suggestion(kind, {"node_crash", "link_down"}));
-    }
-    if (present(o, other_key))
-      o.fail(other_key,
-             "no " + in_quotes(other_key) + " in a " + kind + " fault (it names a " + in_quotes(target_key) + ")");
+    f.kind = read_fault_kind(o);
+    const std::string kind = to_string(f.kind);
+    const std::string key = target_key(f.kind);
+    for (const auto& other : kTargetKeys)
+      if (other != key && present(o, other))
+        o.fail(other, "no " + in_quotes(other) + " in a " + kind + " fault (it names a " + in_quotes(key) + ")");
     f.at = o.seconds("at");
-    f.target = o.str(target_key);
-    f.repair = positive_seconds(o, "repair");
+    if (f.kind == FaultKind::StorageSlow)
+      f.target = o.opt_str("storage").value_or("");  // the topology's storage when absent
+    else
+      f.target = o.str(key);
+    if (f.kind == FaultKind::Hang) {
+      if (present(o, "repair"))
+        o.fail("repair", "no \"repair\" in a hang fault (the hang ends when the job is killed; the node is healthy)");
+    } else {
+      f.repair = positive_seconds(o, "repair");
+    }
+    f.fraction = read_fraction(o, f.kind);
     o.finish();
-    sources.push_back({ptr, target_key});
+    sources.push_back({ptr, key});
     faults.push_back(std::move(f));
   }
   return faults;
 }
 
+RepairDistribution read_repair(JsonObject& o, const std::string& key) {
+  RepairDistribution d;
+  const auto& v = o.raw(key);
+  if (v.is_string()) {
+    d.scale = positive_seconds(o, key);
+    return d;
+  }
+  auto r = open_child(o, key, {"shape", "value", "mean", "median", "sigma"});
+  std::string shape = r.str("shape");
+  const std::vector<std::string> shapes = {"fixed", "exponential", "lognormal"};
+  std::string scale_key;
+  if (shape == "fixed") d.shape = RepairDistribution::Shape::Fixed, scale_key = "value";
+  else if (shape == "exponential") d.shape = RepairDistribution::Shape::Exponential, scale_key = "mean";
+  else if (shape == "lognormal") d.shape = RepairDistribution::Shape::Lognormal, scale_key = "median";
+  else r.fail("shape", "a repair-time shape (fixed, exponential, lognormal), found " + in_quotes(shape) + suggestion(shape, shapes));
+  for (const char* k : {"value", "mean", "median"})
+    if (k != scale_key && present(r, k))
+      r.fail(k, "\"" + scale_key + "\" for a " + shape + " repair time, not " + in_quotes(k));
+  d.scale = positive_seconds(r, scale_key);
+  if (d.shape == RepairDistribution::Shape::Lognormal) {
+    d.sigma = r.opt_number("sigma", 0.0, 5.0).value_or(1.0);
+  } else if (present(r, "sigma")) {
+    r.fail("sigma", "no \"sigma\" for a " + shape + " repair time (only lognormal takes one)");
+  }
+  r.finish();
+  return d;
+}
+
+// Reads everything but the catalogue's rates, which need the topology (added by add_catalogue_rates()).
+StochasticFaults read_stochastic(JsonObject& root) {
+  StochasticFaults st;
+  if (!present(root, "stochastic")) return st;
+  auto o = open_child(root, "stochastic", {"rates", "scale", "until", "faults"});
+  if (auto name = o.opt_str("rates")) {
+    if (!find_catalogue(*name)) {
+      auto names = catalogue_names();
+      o.fail("rates", "a failure-rate catalogue (" + list_names(names) + "), found " + in_quotes(*name) +
+                          suggestion(*name, names));
+    }
+    st.catalogue = *name;
+  }
+  if (auto scale = opt_positive(o, "scale", 1e6)) {
+    if (st.catalogue.empty()) o.fail("scale", "\"scale\" only with \"rates\" (it scales the catalogue's rates)");
+    st.scale = *scale;
+  }
+  st.until = opt_positive_seconds(o, "until");
+  if (present(o, "faults")) {
+    for (const auto& [v, ptr] : o.array("faults")) {
+      auto f = open(*v, o.file(), ptr, {"kind", "mtbf", "repair", "fraction", "cause"});
+      FaultRate r;
+      r.kind = read_fault_kind(f);
+      r.mtbf = positive_seconds(f, "mtbf");
+      if (r.kind == FaultKind::Hang) {
+        if (present(f, "repair")) f.fail("repair", "no \"repair\" for hangs (the node stays healthy)");
+      } else {
+        r.repair = read_repair(f, "repair");
+      }
+      r.fraction = read_fraction(f, r.kind);
+      r.cause = f.opt_str("cause").value_or(to_string(r.kind));
+      f.finish();
+      st.rates.push_back(r);
+    }
+  }
+  if (st.catalogue.empty() && st.rates.empty())
+    o.fail_here("\"rates\" (a catalogue name) or \"faults\" (rates per component), found neither");
+  o.finish();
+  return st;
+}
+
 RecoveryPolicy read_recovery(JsonObject& root) {
   RecoveryPolicy r;
   if (!present(root, "recovery")) return r;
-  auto o = open_child(root, "recovery", {"detection_timeout", "restart_overhead", "max_restarts"});
+  auto o = open_child(root, "recovery",
+                      {"detection_timeout", "comm_timeout", "watchdog_timeout", "restart_overhead", "max_restarts",
+                       "hot_spares", "lemon"});
   r.detection_timeout = opt_positive_seconds(o, "detection_timeout").value_or(r.detection_timeout);
+  if (present(o, "comm_timeout")) {
+    if (o.raw("comm_timeout").is_string()) {
+      r.comm_timeout = positive_seconds(o, "comm_timeout");
+    } else {
+      auto n = open_child(o, "comm_timeout", {"nccl_ib_timeout", "nccl_ib_retry_cnt"});
+      int timeout = int_in(n, "nccl_ib_timeout", 1, 31);
+      int retry = opt_int_in(n, "nccl_ib_retry_cnt", 1, 7).value_or(7);
+      n.finish();
+      r.comm_timeout = nccl_ib_timeout(timeout, retry);
+    }
+  }
+  r.watchdog_timeout = opt_positive_seconds(o, "watchdog_timeout").value_or(r.watchdog_timeout);
+  r.hot_spares = opt_int_in(o, "hot_spares", 0).value_or(0);
+  if (present(o, "lemon")) {
+    auto l = open_child(o, "lemon", {"failures", "window"});
+    r.lemon_failures = int_in(l, "failures", 1);
+    r.lemon_window = positive_seconds(l, "window");
+    l.finish();
+  }
   r.restart_overhead = o.opt_seconds("restart_overhead").value_or(r.restart_overhead);
   r.max_restarts = opt_int_in(o, "max_restarts", 0).value_or(r.max_restarts);
   o.finish();
@@ -299,13 +420,14 @@ PerfConstants read_perf(JsonObject& root) {
   if (!present(root, "perf")) return p;
   auto o = open_child(root, "perf",
                       {"compute_efficiency", "grad_bytes_per_param", "activation_bytes", "checkpoint_bytes_per_param",
-                       "launch_overhead"});
+                       "launch_overhead", "snapshot_bandwidth"});
   p.compute_efficiency = opt_positive(o, "compute_efficiency", 1.0).value_or(p.compute_efficiency);
   p.grad_bytes_per_param = opt_positive(o, "grad_bytes_per_param", 8.0).value_or(p.grad_bytes_per_param);
   p.activation_bytes = opt_positive(o, "activation_bytes", 8.0).value_or(p.activation_bytes);
   p.checkpoint_bytes_per_param =
       opt_positive(o, "checkpoint_bytes_per_param", 64.0).value_or(p.checkpoint_bytes_per_param);
   p.launch_overhead = o.opt_seconds("launch_overhead").value_or(p.launch_overhead);
+  p.snapshot_bandwidth = o.opt_bandwidth("snapshot_bandwidth").value_or(p.snapshot_bandwidth);
   o.finish();
   return p;
 }
@@ -336,10 +458,20 @@ constexpr MetricInfo kMetrics[] = {
     {"job.iterations", ValueKind::Count},
     {"job.ettr", ValueKind::Ratio},
     {"job.lost_gpu_hours", ValueKind::NonNegative},
+    {"job.failures", ValueKind::Count},
+    {"job.false_failures", ValueKind::Count},
+    {"job.flaps_survived", ValueKind::Count},
+    {"job.checkpoint_overhead", ValueKind::Ratio},
+    {"job.max_time_to_detect", ValueKind::Duration},
     {"cluster.makespan", ValueKind::Duration},
     {"cluster.unfinished_jobs", ValueKind::Count},
     {"cluster.gpu_utilization", ValueKind::Ratio},
     {"cluster.goodput", ValueKind::Ratio},
+    {"cluster.ettr", ValueKind::Ratio},
+    {"cluster.failures", ValueKind::Count},
+    {"cluster.false_failures", ValueKind::Count},
+    {"cluster.lost_gpu_hours", ValueKind::NonNegative},
+    {"cluster.drained_nodes", ValueKind::Count},
 };
 
 constexpr CheckOp kOps[] = {CheckOp::Le, CheckOp::Lt, CheckOp::Ge, CheckOp::Gt, CheckOp::Eq};
@@ -455,16 +587,18 @@ void check_against_topology(JsonObject& root, const Scenario& s, const std::vect
   for (std::size_t i = 0; i < s.faults.size(); ++i) {
     const auto& f = s.faults[i];
     const auto& src = fault_sources[i];
-    std::vector<std::string> names;
-    if (f.kind == FaultKind::NodeCrash) {
-      if (t.find_node(f.target) >= 0) continue;
-      for (const auto& n : t.nodes()) names.push_back(n.name);
-    } else {
-      if (t.find_link(f.target) >= 0) continue;
-      for (const auto& e : t.edges()) names.push_back(t.graph()[e].name);
+    std::vector<std::string> names = fault_candidates(f.kind, t);
+    if (f.kind == FaultKind::StorageSlow && names.empty())
+      throw InputError(root.file(), src.pointer + "/kind", "a topology with a storage target for a storage_slow fault");
+    if (f.kind == FaultKind::StorageSlow && f.target.empty()) continue;
+    if (f.kind == FaultKind::LinkDown) {  // any cable may flap, not only the stochastic candidates
+      names.clear();
+      for (std::size_t e = 0; e < t.edges().size(); ++e) names.push_back(t.link(static_cast<int>(e)).name);
     }
+    if (std::find(names.begin(), names.end(), f.target) != names.end()) continue;
     throw InputError(root.file(), src.pointer + "/" + src.target_key,
-                     "the name of a " + src.target_key + " of the topology (" + list_names(names) + "); " +
+                     "the name of a " + std::string(to_string(component_of(f.kind))) + " of the topology" +
+                         (f.kind == FaultKind::NicDown ? " with a NIC" : "") + " (" + list_names(names) + "); " +
                          in_quotes(f.target) + " is not one" + suggestion(f.target, names));
   }
 }
@@ -474,7 +608,8 @@ void check_against_topology(JsonObject& root, const Scenario& s, const std::vect
 Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
   auto root = open(
       doc, file, "",
-      {"name", "description", "seed", "topology", "queues", "jobs", "faults", "recovery", "perf", "sim", "checks"});
+      {"name", "description", "seed", "topology", "queues", "jobs", "faults", "stochastic", "recovery", "perf", "sim",
+       "checks"});
   Scenario s;
   s.source_file = file;
   s.name = root.str("name");
@@ -487,6 +622,7 @@ Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
   s.jobs = read_jobs(root, s.queues, job_sources);
   std::vector<FaultSource> fault_sources;
   s.faults = read_faults(root, fault_sources);
+  s.stochastic = read_stochastic(root);
   s.recovery = read_recovery(root);
   s.perf = read_perf(root);
   s.sim = read_sim(root);
@@ -494,6 +630,12 @@ Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
   s.topology = read_scenario_topology(root);
   root.finish();
   check_against_topology(root, s, job_sources, fault_sources);
+  for (auto& f : s.faults)
+    if (f.kind == FaultKind::StorageSlow && f.target.empty()) f.target = s.topology.graph()[s.topology.storage()].name;
+  if (!s.stochastic.catalogue.empty()) {
+    auto rates = catalogue_rates(*find_catalogue(s.stochastic.catalogue), s.topology, s.stochastic.scale);
+    s.stochastic.rates.insert(s.stochastic.rates.begin(), rates.begin(), rates.end());
+  }
   return s;
 }
 

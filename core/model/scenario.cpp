@@ -8,6 +8,18 @@ const char* to_string(FaultKind k) {
       return "node_crash";
     case FaultKind::LinkDown:
       return "link_down";
+    case FaultKind::GpuFailure:
+      return "gpu_failure";
+    case FaultKind::NicDown:
+      return "nic_down";
+    case FaultKind::SwitchDown:
+      return "switch_down";
+    case FaultKind::Straggler:
+      return "straggler";
+    case FaultKind::StorageSlow:
+      return "storage_slow";
+    case FaultKind::Hang:
+      return "hang";
   }
   return "?";
 }

@@ -39,22 +39,57 @@ struct JobSpec {
   // Checkpoint every this much training time, or every this many iterations (exactly one is set; neither: none).
   std::optional<Seconds> checkpoint_interval;
   std::optional<std::int64_t> checkpoint_every;
+  bool checkpoint_async = false;  // a short snapshot stall, then the write overlaps training
+  int checkpoint_keep = 0;        // retention: checkpoints kept on storage (older ones deleted); 0: all
 };
 
-enum class FaultKind { NodeCrash, LinkDown };
+// What fails (core/fault/fault_kind.hpp says which component each names and how it is detected).
+// LinkDown is a link flap: a cable down for `repair` ("link_flap" in files is the same kind).
+enum class FaultKind { NodeCrash, LinkDown, GpuFailure, NicDown, SwitchDown, Straggler, StorageSlow, Hang };
 const char* to_string(FaultKind k);
 
 struct FaultSpec {
   FaultKind kind = FaultKind::NodeCrash;
   Seconds at;
-  std::string target;  // node name for NodeCrash, link name for LinkDown
-  Seconds repair;      // down for this long, then back in service
+  std::string target;     // node (node_crash, hang), link, GPU (gpu_failure, nic_down, straggler), switch, "storage"
+  Seconds repair;         // down (or slow) for this long, then back in service; zero for a hang
+  double fraction = 1.0;  // straggler: speed left to the GPU; storage_slow: bandwidth left to storage
+  std::string cause;      // the catalogue cause of a stochastic fault ("GPU HBM3 memory"); empty when scripted
+};
+
+struct RepairDistribution {
+  enum class Shape { Fixed, Exponential, Lognormal } shape = Shape::Fixed;
+  Seconds scale = Seconds(3600);  // Fixed: the value; Exponential: the mean; Lognormal: the median
+  double sigma = 1.0;             // Lognormal only
+};
+
+// One stochastic failure process: every component of the kind fails independently at 1/mtbf (Poisson).
+struct FaultRate {
+  FaultKind kind = FaultKind::NodeCrash;
+  Seconds mtbf;  // mean time between failures of ONE component (a GPU, a node, a cable ...)
+  RepairDistribution repair;
+  double fraction = 1.0;
+  std::string cause;
+};
+
+struct StochasticFaults {
+  std::string catalogue;       // the catalogue the rates came from, "" when written out (core/fault/catalogue.hpp)
+  double scale = 1.0;          // applied to the catalogue's rates
+  std::vector<FaultRate> rates;
+  std::optional<Seconds> until;  // draw faults in [0, until); default: the sim horizon
 };
 
 struct RecoveryPolicy {
-  Seconds detection_timeout = Seconds(60);  // a node that stops heartbeating is declared failed after this
+  Seconds detection_timeout = Seconds(60);  // heartbeat: a node or GPU that stops heartbeating is declared failed
+  // Communication timeout: a rank whose transfer gets no completion for this long fails (NCCL_IB_TIMEOUT x
+  // NCCL_IB_RETRY_CNT, core/fault/detection.hpp); a link down for less only slows the job.
+  Seconds comm_timeout = Seconds(4.096e-6 * (1 << 20) * 7);
+  Seconds watchdog_timeout = Seconds(600);  // training watchdog: a job that stops progressing is declared hung
   Seconds restart_overhead = Seconds(120);  // reschedule + process start + checkpoint load, before training resumes
   int max_restarts = 10;                    // a job failing more often than this is abandoned
+  int hot_spares = 0;                       // idle nodes held back; a failed job swaps them in instead of waiting
+  int lemon_failures = 0;                   // a node failing this often within lemon_window is drained; 0: never
+  Seconds lemon_window = Seconds(7 * 86400.0);
 };
 
 // Constants of the iteration performance model (core/plan/perf_model.hpp); each may be overridden in the scenario.
@@ -64,6 +99,8 @@ struct PerfConstants {
   double activation_bytes = 2.0;        // bf16 activations in tensor-parallel all-reduces and pipeline sends
   double checkpoint_bytes_per_param = 14.0;  // bf16 weights (2) + fp32 master weights and Adam moments (12)
   Seconds launch_overhead = Seconds(60);     // first start of a job: process launch, NCCL init, data loader
+  // Async checkpoints: training stalls while each writer copies its shard to host memory at this rate.
+  BytesPerSecond snapshot_bandwidth = BytesPerSecond(25e9);
 };
 
 // How a check compares a measured figure with its threshold.
@@ -72,7 +109,9 @@ const char* to_string(CheckOp op);
 
 // A check on one figure of the run, e.g. {metric "job.end", job "pretrain", op "<=", value 6h}.
 // Metrics: job.end, job.start, job.wait, job.restarts, job.ettr, job.lost_gpu_hours, job.iterations,
-//          cluster.gpu_utilization, cluster.goodput, cluster.makespan, cluster.unfinished_jobs.
+//          job.failures, job.false_failures, job.flaps_survived, job.checkpoint_overhead,
+//          cluster.gpu_utilization, cluster.goodput, cluster.makespan, cluster.unfinished_jobs, cluster.failures,
+//          cluster.false_failures, cluster.lost_gpu_hours, cluster.ettr, cluster.drained_nodes.
 struct CheckSpec {
   std::string name;   // as shown in reports; defaults to a readable form of the check
   std::string metric;
@@ -96,6 +135,7 @@ struct Scenario {
   std::vector<QueueSpec> queues;
   std::vector<JobSpec> jobs;
   std::vector<FaultSpec> faults;
+  StochasticFaults stochastic;
   RecoveryPolicy recovery;
   PerfConstants perf;
   SimOptions sim;

@@ -63,7 +63,7 @@ inline RunRecord sample_record() {
   a.productive_seconds = 5000;
   a.ettr = 5000.0 / 6000.0;
   a.segments = {segment(0, 0, 2460, {"n1"}, 0, 240, "failed"), segment(1, 2640, 6000, {"n2"}, 200, 500, "completed")};
-  a.failures = {FailureRecord{"node n1 crash", Seconds(2400), Seconds(2460), 40, 1.6}};
+  a.failures = {FailureRecord{"node n1 crash", Seconds(2400), Seconds(2460), 40, 1.6, "node_crash", "heartbeat", Seconds(2580), Seconds(0), Seconds(60), Seconds(120), false}};
 
   JobRecord b;
   b.name = "eval-b";
@@ -142,7 +142,7 @@ inline RunRecord busy_record() {
                       {segment(0, 0, 5460, nodes(0, 8), 0, 450, "failed"),
                        segment(1, 5460, 15800, nodes(8, 8), 300, 1200, "completed")});
   pre.restarts = 1;
-  pre.failures = {FailureRecord{"node n3 crash", Seconds(5400), Seconds(5460), 150, 21.3}};
+  pre.failures = {FailureRecord{"node n3 crash", Seconds(5400), Seconds(5460), 150, 21.3, "node_crash", "heartbeat", Seconds(5580), Seconds(0), Seconds(60), Seconds(120), false}};
   pre.lost_gpu_hours = 21.3;
   pre.checkpoints = 5;
   pre.checkpoint_times = {Seconds(1800), Seconds(3600), Seconds(7260), Seconds(9060), Seconds(10860)};

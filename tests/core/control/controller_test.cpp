@@ -92,7 +92,7 @@ TEST_CASE("controller: node failure is detected after the timeout and the job re
   CHECK(l[0].startup == s.perf.launch_overhead);
 
   c.handle(JobProgress{0, 1, 100, Seconds(2)}, Seconds(300));
-  c.handle(CheckpointDone{0, 1, 100, Seconds(5)}, Seconds(305));
+  c.handle(CheckpointDone{0, 1, 100, Seconds(5), Seconds(5)}, Seconds(305));
   c.handle(JobProgress{0, 1, 150, Seconds(2)}, Seconds(405));
   auto actions = c.handle(NodeDown{node, "scripted crash"}, Seconds(410));
   CHECK(count<Kill>(actions) == 0);  // not yet detected

@@ -142,7 +142,7 @@ TEST_CASE("scenario names: unknown references and duplicates", "[unit]") {
       {"duplicate queue name", R"([{"op": "replace", "path": "/queues/1/name", "value": "research"}])",
        "/queues/1/name", "already /queues/0"},
       {"unknown fault kind", R"([{"op": "replace", "path": "/faults/0/kind", "value": "node_hang"}])",
-       "/faults/0/kind", "a fault kind (node_crash, link_down)"},
+       "/faults/0/kind", "a fault kind (node_crash, gpu_failure, nic_down, link_down"},
       {"a node crash that names a link", R"([{"op": "add", "path": "/faults/0/link", "value": "n5/gpu0~leaf-g0-r0"}])",
        "/faults/0/link", "no \"link\" in a node_crash fault"},
       {"a link fault without its link", R"([{"op": "remove", "path": "/faults/1/link"}])", "/faults/1/link",

@@ -1,0 +1,33 @@
+// Fault kinds: the component each one strikes, its names in scenario files, the candidates a stochastic fault picks
+// from, and the rule that detects it. A pure description: the drivers execute faults, the Controller detects them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/fault/detection.hpp"
+#include "core/model/scenario.hpp"
+#include "core/topo/topology.hpp"
+
+namespace tt {
+
+enum class Component { Node, Gpu, Link, Switch, Storage };
+const char* to_string(Component c);
+
+Component component_of(FaultKind kind);
+// The key naming the target in a scripted fault: "node", "gpu", "link", "switch" or "storage".
+const char* target_key(FaultKind kind);
+// "node_crash" ... ; "link_flap" reads as LinkDown.
+std::optional<FaultKind> parse_fault_kind(std::string_view name);
+std::vector<std::string> fault_kind_names();
+// Straggler and storage_slow degrade, the others stop work: a job they strike stalls.
+bool degrades_only(FaultKind kind);
+// The rule that notices a job struck by this kind (Detector::None for kinds that only slow jobs down).
+Detector detector_for(FaultKind kind);
+// Names of the components of the topology a fault of this kind may strike: nodes; GPUs (for nic_down, those with a
+// NIC cable); fabric cables (NIC cables when there are none); leaf and spine switches; "storage".
+std::vector<std::string> fault_candidates(FaultKind kind, const Topology& topo);
+
+}  // namespace tt
