@@ -1,5 +1,6 @@
 #include "reports/report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,23 @@ namespace {
 using nlohmann::json;
 
 json opt_seconds(const std::optional<Seconds>& s) { return s ? json(s->value) : json(nullptr); }
+
+json by_cause_json(const std::map<std::string, CauseTotals>& m) {
+  json out = json::object();
+  for (const auto& [kind, t] : m) out[kind] = {{"failures", t.failures}, {"lost_gpu_hours", t.lost_gpu_hours}};
+  return out;
+}
+
+// Distribution of checkpoint write times: count, min, p50, p90, max, mean (seconds); null figures without writes.
+json distribution_json(std::vector<Seconds> v) {
+  if (v.empty()) return {{"count", 0}};
+  std::sort(v.begin(), v.end());
+  auto at = [&](double q) { return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)].value; };
+  double sum = 0;
+  for (Seconds s : v) sum += s.value;
+  return {{"count", v.size()}, {"min_s", v.front().value}, {"p50_s", at(0.5)}, {"p90_s", at(0.9)},
+          {"max_s", v.back().value}, {"mean_s", sum / static_cast<double>(v.size())}};
+}
 
 json job_json(const JobRecord& j) {
   json segments = json::array();
@@ -35,7 +53,16 @@ json job_json(const JobRecord& j) {
                         {"detect_s", f.detect_time.value},
                         {"time_to_detect_s", (f.detect_time - f.fault_time).value},
                         {"lost_iterations", f.lost_iterations},
-                        {"lost_gpu_hours", f.lost_gpu_hours}});
+                        {"lost_gpu_hours", f.lost_gpu_hours},
+                        {"kind", f.kind},
+                        {"detector", f.detector},
+                        {"recovered_s", opt_seconds(f.recovered_time)},
+                        {"time_to_recover_s",
+                         f.recovered_time ? json((*f.recovered_time - f.fault_time).value) : json(nullptr)},
+                        {"lost_progress_s", f.lost_progress.value},
+                        {"lost_detection_s", f.lost_detection.value},
+                        {"lost_restart_s", f.lost_restart.value},
+                        {"false_failure", f.false_failure}});
   json checkpoint_times = json::array();
   for (const auto& t : j.checkpoint_times) checkpoint_times.push_back(t.value);
   return {{"name", j.name},
@@ -60,7 +87,21 @@ json job_json(const JobRecord& j) {
           {"ettr", j.ettr},
           {"lost_gpu_hours", j.lost_gpu_hours},
           {"segments", segments},
-          {"failures", failures}};
+          {"failures", failures},
+          {"flaps_survived", j.flaps_survived},
+          {"false_failures", j.false_failures},
+          {"lost_gpu_hours_by_cause", by_cause_json(j.by_cause)},
+          {"checkpoint",
+           {{"async", j.checkpoint_async},
+            {"bytes", j.checkpoint_bytes.value},
+            {"retained", j.checkpoints_retained},
+            {"retained_bytes", j.checkpoint_bytes.value * j.checkpoints_retained},
+            {"overhead", j.checkpoint_overhead},
+            {"write_time", distribution_json(j.checkpoint_write_times)},
+            {"interval_used_s", opt_seconds(j.checkpoint_interval)},
+            {"young_daly_interval_s", opt_seconds(j.young_daly_interval)},
+            {"mtbf_s", opt_seconds(j.mtbf)},
+            {"mtbf_source", j.mtbf_source}}}};
 }
 
 }  // namespace
@@ -105,6 +146,15 @@ json report_json(const RunRecord& r) {
             {"gpu_utilization", r.gpu_utilization},
             {"goodput", r.goodput}}},
           {"jobs", jobs},
+          {"failures",
+           {{"count", r.failures},
+            {"false_failures", r.false_failures},
+            {"lost_gpu_hours", r.lost_gpu_hours},
+            {"ettr", r.ettr},
+            {"lost_gpu_hours_by_cause", by_cause_json(r.by_cause)},
+            {"faults_injected", r.faults_injected},
+            {"drained_nodes", r.drained_nodes},
+            {"detection", r.detection}}},
           {"checks", checks},
           {"checks_passed", passed},
           {"checks_failed", static_cast<int>(r.checks.size()) - passed},
@@ -149,6 +199,16 @@ std::string summary_table(const RunRecord& r) {
   std::snprintf(line, sizeof line, "cluster: %d GPUs, ran %s, GPU utilization %.1f%%, goodput %.1f%%\n", r.total_gpus,
                 format_seconds(r.end_time).c_str(), 100 * r.gpu_utilization, 100 * r.goodput);
   os << line;
+  if (r.failures > 0) {
+    std::snprintf(line, sizeof line, "failures: %d (%d false), %.1f GPU-hours lost, ETTR %.3f;", r.failures,
+                  r.false_failures, r.lost_gpu_hours, r.ettr);
+    os << line;
+    for (const auto& [kind, t] : r.by_cause) {
+      std::snprintf(line, sizeof line, " %s %d (%.1f GPUh)", kind.c_str(), t.failures, t.lost_gpu_hours);
+      os << line;
+    }
+    os << "\n";
+  }
   int passed = 0;
   for (const auto& c : r.checks) {
     passed += c.passed;

@@ -109,8 +109,17 @@ inline nlohmann::json simulate(const Scenario& s) {
                          {"checkpoints", jr.checkpoints},
                          {"iterations_done", jr.iterations_done},
                          {"measured", jr.measured_iteration.value},
-                         {"predicted", jr.predicted_iteration.value}};
-      for (const FailureRecord& f : jr.failures) job["failures"].push_back({{"cause", f.cause}, {"at", f.fault_time.value}});
+                         {"predicted", jr.predicted_iteration.value},
+                         {"flaps_survived", jr.flaps_survived},
+                         {"checkpoint_time", jr.checkpoint_time.value},
+                         {"failures", nlohmann::json::array()}};
+      for (const FailureRecord& f : jr.failures)
+        job["failures"].push_back({{"cause", f.cause},
+                                   {"at", f.fault_time.value},
+                                   {"kind", f.kind},
+                                   {"detect", f.detect_time.value},
+                                   {"lost_gpu_hours", f.lost_gpu_hours}});
+      for (Seconds w : jr.checkpoint_write_times) job["writes"].push_back(w.value);
       j["jobs"].push_back(job);
     }
     for (const Decision& d : rec.decisions) j["decisions"].push_back(d.kind + " " + d.job + " " + d.reason);

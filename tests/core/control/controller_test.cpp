@@ -173,3 +173,96 @@ TEST_CASE("controller: finish computes ETTR from kept iterations and evaluates c
   CHECK(r.checks[2].passed);
   CHECK(r.all_checks_passed());
 }
+
+namespace {
+
+Scenario fault_scenario() {
+  Scenario s = scenario(rail_cluster(4), {{"q", 32}}, {job("a", "q", 16, 0, 0, 1000)});
+  s.recovery.detection_timeout = Seconds(45);
+  s.recovery.comm_timeout = Seconds(20);
+  s.recovery.watchdog_timeout = Seconds(300);
+  s.recovery.restart_overhead = Seconds(100);
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("controller: each detector declares the failure after its configured time", "[unit][control]") {
+  struct Case {
+    Detector detector;
+    double expected;
+  };
+  for (Case c : {Case{Detector::Heartbeat, 45}, Case{Detector::Communication, 20}, Case{Detector::Watchdog, 300}}) {
+    Scenario s = fault_scenario();
+    Controller ctl(s);
+    ctl.handle(Timer{}, Seconds(0));
+    ctl.handle(JobStalled{0, 1, 0, "boom", "test", c.detector}, Seconds(1000));
+    REQUIRE(ctl.next_deadline());
+    CHECK(ctl.next_deadline()->value == Approx(1000 + c.expected));
+    auto actions = ctl.handle(Timer{}, *ctl.next_deadline());
+    CHECK(count<Kill>(actions) == 1);
+    REQUIRE(ctl.record().jobs[0].failures.size() == 1);
+    const FailureRecord& f = ctl.record().jobs[0].failures[0];
+    CHECK((f.detect_time - f.fault_time).value == Approx(c.expected));
+    CHECK(f.detector == to_string(c.detector));
+  }
+}
+
+TEST_CASE("controller: a link back before the communication timeout only slows the job", "[unit][control]") {
+  Scenario s = fault_scenario();
+  Controller ctl(s);
+  ctl.handle(Timer{}, Seconds(0));
+  ctl.handle(JobStalled{0, 1, 10, "flap", "link_down", Detector::Communication, {3}}, Seconds(100));
+  auto actions = ctl.handle(JobResumed{0, 1}, Seconds(110));
+  CHECK(count<Kill>(actions) == 0);
+  CHECK_FALSE(ctl.next_deadline());
+  CHECK(ctl.record().jobs[0].flaps_survived == 1);
+  CHECK(ctl.record().jobs[0].failures.empty());
+  // A longer outage fails it; its link back within the restart overhead makes it a false failure.
+  ctl.handle(JobStalled{0, 1, 20, "flap", "link_down", Detector::Communication, {3}}, Seconds(200));
+  actions = ctl.handle(Timer{}, Seconds(220));
+  CHECK(count<Kill>(actions) == 1);
+  ctl.handle(LinkUp{3}, Seconds(250));
+  REQUIRE(ctl.record().jobs[0].failures.size() == 1);
+  CHECK(ctl.record().jobs[0].failures[0].false_failure);
+  CHECK(ctl.record().jobs[0].false_failures == 1);
+}
+
+TEST_CASE("controller: lost work of a scripted failure equals the closed form", "[unit][control]") {
+  Scenario s = fault_scenario();
+  Controller ctl(s);
+  ctl.handle(Timer{}, Seconds(0));
+  ctl.handle(JobProgress{0, 1, 100, Seconds(4)}, Seconds(460));
+  ctl.handle(CheckpointDone{0, 1, 100, Seconds(5), Seconds(5)}, Seconds(465));
+  ctl.handle(JobProgress{0, 1, 137, Seconds(4)}, Seconds(613));
+  ctl.handle(NodeDown{1, "node_crash"}, Seconds(613));
+  ctl.handle(Timer{}, Seconds(658));
+  const JobRecord& jr = ctl.record().jobs[0];
+  REQUIRE(jr.failures.size() == 1);
+  const FailureRecord& f = jr.failures[0];
+  CHECK(f.lost_iterations == 37);
+  // (37 iterations x 4 s + 45 s heartbeat + 100 s restart) x 16 GPUs
+  CHECK(f.lost_gpu_hours == Approx((37 * 4.0 + 45 + 100) * 16 / 3600));
+  CHECK(f.kind == "node_crash");
+  REQUIRE(f.recovered_time);  // relaunched at once on the other nodes
+  CHECK(f.recovered_time->value == Approx(658 + 100));
+}
+
+TEST_CASE("controller: a failed job swaps in a hot spare, a repeat offender is drained", "[unit][control]") {
+  Scenario s = scenario(rail_cluster(3), {{"q", 24}}, {job("a", "q", 16, 0, 0, 1000)});
+  s.recovery.hot_spares = 1;
+  s.recovery.lemon_failures = 2;
+  s.recovery.lemon_window = Seconds(86400);
+  Controller ctl(s);
+  auto l = launches(ctl.handle(Timer{}, Seconds(0)));
+  REQUIRE(l.size() == 1);  // on n0 and n1; n2 is the spare
+  ctl.handle(NodeDown{0, "node_crash"}, Seconds(100));
+  auto actions = ctl.handle(Timer{}, Seconds(160));
+  l = launches(actions);
+  REQUIRE(l.size() == 1);  // it did not wait for n0's repair
+  CHECK(count<Uncordon>(actions) == 1);
+  ctl.handle(NodeUp{0}, Seconds(1000));     // back into the spare pool
+  ctl.handle(NodeDown{0, "node_crash"}, Seconds(2000));
+  REQUIRE(ctl.record().drained_nodes.size() == 1);
+  CHECK(ctl.record().drained_nodes[0] == "n0");
+}
