@@ -1,8 +1,12 @@
-// ClusterState: which GPUs are free and which nodes can take work, with per-group counts of wholly free nodes so a
-// placement need not rescan every node. GPUs are global indices node * gpus_per_node + local (gpus_per_node <= 64).
+// ClusterState: which GPUs are free and which nodes can take work, indexed so that a placement never rescans every
+// node: nodes are bucketed by their free-GPU count (bitsets, lowest index first), and leaf groups are kept ordered by
+// their count of wholly free nodes. GPUs are global indices node * gpus_per_node + local (gpus_per_node <= 64).
+// A down node offers nothing (it sits in bucket 0 and counts no whole node).
 #pragma once
 
 #include <cstdint>
+#include <set>
+#include <utility>
 #include <vector>
 
 #include "core/topo/topology.hpp"
@@ -17,14 +21,32 @@ class ClusterState {
   int gpus_per_node() const { return gpus_per_node_; }
   int groups() const { return static_cast<int>(whole_free_in_group_.size()); }
   int group_of(int node) const { return nodes_[node].group; }
+  const std::vector<int>& group_nodes(int group) const { return group_nodes_[group]; }
 
   bool schedulable(int node) const { return nodes_[node].up; }
-  int free_gpus(int node) const;             // 0 when the node is not schedulable
+  int free_gpus(int node) const;  // 0 when the node is not schedulable
   bool gpu_free(int gpu) const;
   int whole_free_nodes_in_group(int group) const { return whole_free_in_group_[group]; }
-  int total_free_gpus() const;
+  int whole_free_nodes() const { return whole_free_total_; }
+  int total_free_gpus() const { return free_total_; }
   int allocated_gpus() const { return allocated_; }
-  int up_gpus() const;
+  int up_gpus() const { return up_nodes_ * gpus_per_node_; }
+
+  // Index queries, each O(nodes / 64) at worst.
+  int nodes_with_free(int count) const { return bucket_count_[count]; }  // up nodes with exactly `count` free GPUs
+  int nodes_with_any_free() const { return nodes() - bucket_count_[0]; }
+  int max_free_on_a_node() const;
+  int next_node_with_free(int count, int after = -1) const;  // lowest node > after with exactly `count` free; -1
+  // The group with the fewest wholly free nodes that still has at least `whole_nodes` (lowest index on ties); -1.
+  int best_fit_group(int whole_nodes) const;
+  // Groups by wholly free nodes, most first (lowest index on ties); f(group, whole) returns false to stop.
+  template <class F>
+  void for_each_group_most_whole_first(F f) const {
+    for (auto it = by_whole_.rbegin(); it != by_whole_.rend(); ++it)
+      if (!f(-it->second, it->first)) return;
+  }
+  // Share of the free GPUs that sit on partly used nodes (0: every free GPU is on a wholly free node).
+  double fragmentation() const;
 
   void allocate(const std::vector<int>& gpus);  // each must be free
   void release(const std::vector<int>& gpus);   // each must be allocated
@@ -37,12 +59,21 @@ class ClusterState {
     int group = 0;
   };
   bool whole_free(const Node& n) const { return n.up && n.free_mask == full_mask_; }
-  void update_group(int node, bool was_whole);
+  int free_of(const Node& n) const;
+  // Moves a node between buckets and group counts after its mask or state changed (old values given).
+  void reindex(int node, int old_free, bool old_whole);
 
   int gpus_per_node_ = 0;
   std::uint64_t full_mask_ = 0;
   std::vector<Node> nodes_;
+  std::vector<std::vector<int>> group_nodes_;
   std::vector<int> whole_free_in_group_;
+  std::set<std::pair<int, int>> by_whole_;  // (whole free nodes, -group)
+  std::vector<std::vector<std::uint64_t>> bucket_;  // bucket_[free][node / 64] bit node % 64
+  std::vector<int> bucket_count_;
+  int whole_free_total_ = 0;
+  int free_total_ = 0;
+  int up_nodes_ = 0;
   int allocated_ = 0;
 };
 

@@ -167,7 +167,7 @@ TEST_CASE("scenario jobs must have a shape that can run", "[unit]") {
       {"job bigger than its queue's quota",
        R"([{"op": "replace", "path": "/jobs/0/parallel/dp", "value": 4},
            {"op": "replace", "path": "/jobs/0/gpus", "value": 128}])",
-       "/jobs/0/gpus", "gpu_quota of queue \"research\" (64 GPUs"},
+       "/jobs/0/gpus", "at most what queue \"research\" can ever hold (64 GPUs"},
       {"both checkpoint keys", R"([{"op": "add", "path": "/jobs/0/checkpoint/every", "value": 500}])",
        "/jobs/0/checkpoint", "exactly one of \"interval\" (a duration) or \"every\" (iterations), found both"},
       {"empty checkpoint", R"([{"op": "replace", "path": "/jobs/0/checkpoint", "value": {}}])", "/jobs/0/checkpoint",
