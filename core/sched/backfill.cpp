@@ -3,22 +3,25 @@
 namespace tt {
 
 std::optional<Reservation> EasyBackfill::reserve(int job, const PlacementRequest& request, Seconds now,
-                                                 const std::vector<RunningEnd>& running, ClusterState& state,
+                                                 const std::function<bool(RunningEnd&)>& next_end, ClusterState& state,
                                                  const PlacementPolicy& placement) const {
   std::optional<Reservation> found;
-  std::size_t released = 0;
-  for (; released < running.size(); ++released) {
-    state.release(*running[released].gpus);
-    // Jobs ending at the same time free their GPUs together.
-    if (released + 1 < running.size() && running[released + 1].end == running[released].end) continue;
+  std::vector<const std::vector<int>*> released;
+  RunningEnd cur, ahead;
+  bool have_ahead = next_end(ahead);
+  while (have_ahead) {
+    cur = ahead;
+    state.release(*cur.gpus);
+    released.push_back(cur.gpus);
+    have_ahead = next_end(ahead);
+    if (have_ahead && ahead.end == cur.end) continue;  // jobs ending together free their GPUs together
     auto placed = placement.place(state, request);
     if (!placed.gpus.empty()) {
-      found = Reservation{job, std::max(now, running[released].end), std::move(placed.gpus)};
-      ++released;
+      found = Reservation{job, std::max(now, cur.end), std::move(placed.gpus)};
       break;
     }
   }
-  for (std::size_t i = 0; i < released && i < running.size(); ++i) state.allocate(*running[i].gpus);
+  for (const auto* gpus : released) state.allocate(*gpus);
   return found;
 }
 

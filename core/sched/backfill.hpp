@@ -4,6 +4,7 @@
 // can place the job; the state is given back unchanged.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -26,10 +27,11 @@ struct RunningEnd {
 class EasyBackfill {
  public:
   const char* name() const { return "easy"; }
-  // `running` is ordered by end. nullopt when the job cannot be placed even once every running job has ended (nodes
-  // down, or a topology constraint the cluster cannot meet).
+  // `next_end` yields the running jobs in order of estimated end (false when there are no more); it is walked only
+  // as far as needed. nullopt when the job cannot be placed even once every running job has ended (nodes down, or a
+  // topology constraint the cluster cannot meet).
   std::optional<Reservation> reserve(int job, const PlacementRequest& request, Seconds now,
-                                     const std::vector<RunningEnd>& running, ClusterState& state,
+                                     const std::function<bool(RunningEnd&)>& next_end, ClusterState& state,
                                      const PlacementPolicy& placement) const;
   // May a job that would end at `end` use GPUs the reservation needs?
   bool may_use_reserved(Seconds end, const Reservation& r) const { return end <= r.start; }

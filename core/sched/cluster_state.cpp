@@ -10,7 +10,7 @@ ClusterState::ClusterState(const Topology& topo) : gpus_per_node_(topo.gpus_per_
   full_mask_ = gpus_per_node_ == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << gpus_per_node_) - 1;
   int groups = 0;
   for (const auto& info : topo.nodes()) {
-    nodes_.push_back(Node{full_mask_, true, info.group});
+    nodes_.push_back(Node{full_mask_, true, info.group, gpus_per_node_});
     groups = std::max(groups, info.group + 1);
   }
   const int n = nodes();
@@ -24,13 +24,19 @@ ClusterState::ClusterState(const Topology& topo) : gpus_per_node_(topo.gpus_per_
     bucket_[gpus_per_node_][i / 64] |= std::uint64_t{1} << (i % 64);
   }
   bucket_count_[gpus_per_node_] = n;
-  for (int g = 0; g < groups; ++g) by_whole_.insert({whole_free_in_group_[g], -g});
+  for (int g = 0; g < groups; ++g) max_group_size_ = std::max(max_group_size_, whole_free_in_group_[g]);
+  group_bucket_.assign(max_group_size_ + 1, std::vector<std::uint64_t>((groups + 63) / 64, 0));
+  group_bucket_count_.assign(max_group_size_ + 1, 0);
+  for (int g = 0; g < groups; ++g) {
+    group_bucket_[whole_free_in_group_[g]][g / 64] |= std::uint64_t{1} << (g % 64);
+    ++group_bucket_count_[whole_free_in_group_[g]];
+  }
   whole_free_total_ = n;
   free_total_ = n * gpus_per_node_;
   up_nodes_ = n;
 }
 
-int ClusterState::free_of(const Node& n) const { return n.up ? std::popcount(n.free_mask) : 0; }
+int ClusterState::free_of(const Node& n) const { return n.free; }
 
 int ClusterState::free_gpus(int node) const { return free_of(nodes_[node]); }
 
@@ -60,13 +66,13 @@ int ClusterState::next_node_with_free(int count, int after) const {
 }
 
 int ClusterState::best_fit_group(int whole_nodes) const {
-  // Among groups with the same count, by_whole_ orders -group ascending (highest group first); we want the lowest.
-  auto it = by_whole_.lower_bound({whole_nodes, -groups()});
-  if (it == by_whole_.end()) return -1;
-  int count = it->first;
-  auto last = by_whole_.upper_bound({count, 0});
-  --last;
-  return -last->second;
+  for (int w = std::max(whole_nodes, 0); w <= max_group_size_; ++w) {
+    if (group_bucket_count_[w] == 0) continue;
+    const auto& bits = group_bucket_[w];
+    for (std::size_t i = 0; i < bits.size(); ++i)
+      if (bits[i]) return static_cast<int>(i * 64 + std::countr_zero(bits[i]));
+  }
+  return -1;
 }
 
 double ClusterState::fragmentation() const {
@@ -86,10 +92,14 @@ void ClusterState::reindex(int node, int old_free, bool old_whole) {
   }
   bool now_whole = whole_free(n);
   if (now_whole != old_whole) {
-    int& w = whole_free_in_group_[n.group];
-    by_whole_.erase({w, -n.group});
+    const int g = n.group;
+    int& w = whole_free_in_group_[g];
+    const std::uint64_t bit = std::uint64_t{1} << (g % 64);
+    group_bucket_[w][g / 64] &= ~bit;
+    --group_bucket_count_[w];
     w += now_whole ? 1 : -1;
-    by_whole_.insert({w, -n.group});
+    group_bucket_[w][g / 64] |= bit;
+    ++group_bucket_count_[w];
     whole_free_total_ += now_whole ? 1 : -1;
   }
 }
@@ -103,6 +113,7 @@ void ClusterState::allocate(const std::vector<int>& gpus) {
     int old_free = free_of(n);
     bool old_whole = whole_free(n);
     n.free_mask &= ~bit;
+    --n.free;
     reindex(node, old_free, old_whole);
     ++allocated_;
   }
@@ -117,6 +128,7 @@ void ClusterState::release(const std::vector<int>& gpus) {
     int old_free = free_of(n);
     bool old_whole = whole_free(n);
     n.free_mask |= bit;
+    if (n.up) ++n.free;
     reindex(node, old_free, old_whole);
     --allocated_;
   }
@@ -128,6 +140,7 @@ void ClusterState::set_up(int node, bool up) {
   int old_free = free_of(n);
   bool old_whole = whole_free(n);
   n.up = up;
+  n.free = up ? std::popcount(n.free_mask) : 0;
   up_nodes_ += up ? 1 : -1;
   reindex(node, old_free, old_whole);
 }

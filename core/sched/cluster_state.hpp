@@ -4,9 +4,8 @@
 // A down node offers nothing (it sits in bucket 0 and counts no whole node).
 #pragma once
 
+#include <bit>
 #include <cstdint>
-#include <set>
-#include <utility>
 #include <vector>
 
 #include "core/topo/topology.hpp"
@@ -42,8 +41,13 @@ class ClusterState {
   // Groups by wholly free nodes, most first (lowest index on ties); f(group, whole) returns false to stop.
   template <class F>
   void for_each_group_most_whole_first(F f) const {
-    for (auto it = by_whole_.rbegin(); it != by_whole_.rend(); ++it)
-      if (!f(-it->second, it->first)) return;
+    for (int w = max_group_size_; w >= 0; --w) {
+      if (group_bucket_count_[w] == 0) continue;
+      const auto& bits = group_bucket_[w];
+      for (std::size_t i = 0; i < bits.size(); ++i)
+        for (std::uint64_t word = bits[i]; word; word &= word - 1)
+          if (!f(static_cast<int>(i * 64 + std::countr_zero(word)), w)) return;
+    }
   }
   // Share of the free GPUs that sit on partly used nodes (0: every free GPU is on a wholly free node).
   double fragmentation() const;
@@ -57,6 +61,7 @@ class ClusterState {
     std::uint64_t free_mask = 0;  // bit i set: local GPU i free
     bool up = true;
     int group = 0;
+    int free = 0;  // popcount(free_mask) when up, else 0
   };
   bool whole_free(const Node& n) const { return n.up && n.free_mask == full_mask_; }
   int free_of(const Node& n) const;
@@ -68,7 +73,9 @@ class ClusterState {
   std::vector<Node> nodes_;
   std::vector<std::vector<int>> group_nodes_;
   std::vector<int> whole_free_in_group_;
-  std::set<std::pair<int, int>> by_whole_;  // (whole free nodes, -group)
+  int max_group_size_ = 0;
+  std::vector<std::vector<std::uint64_t>> group_bucket_;  // group_bucket_[whole free nodes][group / 64]
+  std::vector<int> group_bucket_count_;
   std::vector<std::vector<std::uint64_t>> bucket_;  // bucket_[free][node / 64] bit node % 64
   std::vector<int> bucket_count_;
   int whole_free_total_ = 0;

@@ -29,6 +29,7 @@ class PreemptionPolicy {
 
   bool preempts_within(int queue) const { return queues_[queue].within_queue != WithinQueuePreemption::Never; }
   bool reclaims(int queue) const { return queues_[queue].reclaim != ReclaimPreemption::Never; }
+  ReclaimPreemption reclaim_mode(int queue) const { return queues_[queue].reclaim; }
   // May a job of (queue, priority, gpus) preempt the candidate, given current usage? Sets candidate.reclaim.
   bool may_preempt(int queue, int priority, int gpus, VictimCandidate& candidate, const CohortQuota& quota,
                    const QuotaUsage& usage) const;

@@ -13,7 +13,6 @@ struct Scheduler::Pass {
   int blocker = -1;                  // backfill off: the first job blocked by capacity
   std::vector<int> shadow;           // reserved GPUs held back from jobs that would outlive the reservation
   bool shadow_on = false;
-  std::vector<RunningEnd> ends;      // running jobs by end, built when a reservation is made
   std::vector<std::vector<std::pair<int, int>>> preempt_failed;  // per queue: (priority, gpus) that found no victims
 };
 
@@ -40,6 +39,7 @@ Scheduler::Scheduler(const std::vector<QueueSpec>& queues, const SchedulerOption
   for (std::size_t j = 0; j < jobs.size(); ++j) jobs_[j].spec = jobs[j];
   pending_.resize(nq);
   running_in_.resize(nq);
+  running_gpus_.resize(nq);
   usage_ = quota_.empty_usage();
   decayed_.assign(nq, 0.0);
 }
@@ -71,13 +71,46 @@ void Scheduler::enqueue(int job, Seconds now, Seconds runtime, bool at_head) {
 
 void Scheduler::charge(int queue, int gpus) { quota_.charge(usage_, queue, gpus); }
 
+void Scheduler::add_running(int job, int sign) {
+  const Job& x = jobs_[job];
+  const int q = x.spec.queue;
+  if (sign > 0) {
+    running_in_[q].insert({x.spec.priority, job});
+    running_gpus_[q][x.spec.priority] += x.spec.gpus;
+  } else {
+    running_in_[q].erase({x.spec.priority, job});
+    if ((running_gpus_[q][x.spec.priority] -= x.spec.gpus) == 0) running_gpus_[q].erase(x.spec.priority);
+  }
+}
+
+long long Scheduler::preemptible_gpus(int q, int prio, int g) const {
+  long long avail = 0;
+  auto below = [&](int r) {
+    long long sum = 0;
+    for (const auto& [pr, gp] : running_gpus_[r]) {
+      if (pr >= prio) break;
+      sum += gp;
+    }
+    return sum;
+  };
+  if (preemption_.preempts_within(q)) avail += below(q);
+  if (preemption_.reclaims(q) && quota_.in_cohort(q) && usage_.used[q] + g <= quota_.nominal(q))
+    for (int r : cohort_queues_[q]) {
+      if (r == q || !quota_.borrowing(usage_, r)) continue;
+      long long cap = usage_.used[r] - quota_.guaranteed(r);
+      if (preemption_.reclaim_mode(q) == ReclaimPreemption::LowerPriority) cap = std::min(cap, below(r));
+      avail += std::max(0LL, cap);
+    }
+  return avail;
+}
+
 void Scheduler::finished(int job, Seconds now) {
   Job& x = jobs_[job];
   if (x.state != State::Running) return;
   advance_usage(now);
   charge(x.spec.queue, -x.spec.gpus);
   by_end_.erase({x.est_end, job});
-  running_in_[x.spec.queue].erase(job);
+  add_running(job, -1);
   x.gpus.clear();
   x.state = State::Idle;
   dirty_ = true;
@@ -237,11 +270,16 @@ void Scheduler::examine(int job, Pass& p) {
     p.blocker = job;
   } else if (!reservation_) {
     set_shadow(false, p);
-    if (p.ends.empty())
-      for (const auto& [end, r] : by_end_) p.ends.push_back({end, &jobs_[r].gpus});
     const auto& t = x.spec.topology;
     PlacementRequest req{g, t.required && !(t.max_wait && p.now >= x.enqueued + *t.max_wait) ? t.max_leaf_groups : 0};
-    reservation_ = backfill_.reserve(job, req, p.now, p.ends, *p.cluster, *placement_);
+    auto it = by_end_.begin();
+    auto next_end = [&](RunningEnd& e) {
+      if (it == by_end_.end()) return false;
+      e = RunningEnd{it->first, &jobs_[it->second].gpus};
+      ++it;
+      return true;
+    };
+    reservation_ = backfill_.reserve(job, req, p.now, next_end, *p.cluster, *placement_);
   }
   wait(job, why, p);
 }
@@ -262,7 +300,7 @@ void Scheduler::start(int job, std::vector<int> gpus, Pass& p) {
   x.reason = PendingReason{};
   x.preempted_by = -1;
   by_end_.insert({x.est_end, job});
-  running_in_[q].insert(job);
+  add_running(job, +1);
   // Jobs started after the reservation was made end before it or keep off its GPUs; the list of ends is stale.
   p.result.starts.push_back({job, std::move(gpus)});
 }
@@ -275,10 +313,16 @@ bool Scheduler::try_preempt(int job, Pass& p) {
   if (!preemption_.preempts_within(q) && !preemption_.reclaims(q)) return false;
   for (const auto& [fp, fg] : p.preempt_failed[q])
     if (fp >= prio && fg <= g) return false;
+  const long long avail = preemptible_gpus(q, prio, g);
+  if (avail == 0 || p.cluster->total_free_gpus() + avail < g) {
+    p.preempt_failed[q].push_back({prio, g});
+    return false;
+  }
 
   std::vector<VictimCandidate> cands;
   for (int r : cohort_queues_[q])
-    for (int v : running_in_[r]) {
+    for (const auto& [vp, v] : running_in_[r]) {
+      if (r == q && vp >= prio) break;  // within the queue only lower priorities are candidates
       const Job& y = jobs_[v];
       if (y.start == p.now) continue;  // started at this instant: never killed before it ran
       VictimCandidate c{v, r, y.spec.priority, y.spec.gpus, y.start, y.last_checkpoint, false};
@@ -319,7 +363,7 @@ bool Scheduler::try_preempt(int job, Pass& p) {
   for (const auto& v : victims) {
     Job& y = jobs_[v.job];
     by_end_.erase({y.est_end, v.job});
-    running_in_[v.queue].erase(v.job);
+    add_running(v.job, -1);
     Seconds remaining = std::max(Seconds(0), y.est_end - p.now) + (p.now - y.last_checkpoint);
     p.result.preemptions.push_back({v.job, job, std::move(y.gpus)});
     y.gpus.clear();
@@ -333,8 +377,6 @@ bool Scheduler::try_preempt(int job, Pass& p) {
     y.reason = why;
     p.result.waits.push_back({v.job, why});
   }
-  // Running jobs changed: a reservation computed before is no longer based on the right ends.
-  p.ends.clear();
   PlacementOutcome placed = place(x, p);
   assert(!placed.gpus.empty());
   start(job, std::move(placed.gpus), p);

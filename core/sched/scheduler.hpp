@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -109,6 +110,8 @@ class Scheduler {
   void set_shadow(bool on, Pass& p);
   void wait(int job, PendingReason why, Pass& p);
   void charge(int queue, int gpus);
+  void add_running(int job, int sign);  // into or out of the per-queue running indexes
+  long long preemptible_gpus(int queue, int priority, int gpus) const;  // an upper bound of what victims could free
 
   CohortQuota quota_;
   PreemptionPolicy preemption_;
@@ -122,7 +125,8 @@ class Scheduler {
 
   std::vector<Job> jobs_;
   std::vector<std::set<Key>> pending_;       // per queue
-  std::vector<std::set<int>> running_in_;    // per queue
+  std::vector<std::set<std::pair<int, int>>> running_in_;  // per queue: (priority, job)
+  std::vector<std::map<int, int>> running_gpus_;            // per queue: priority -> GPUs held
   std::set<std::pair<Seconds, int>> by_end_;  // running jobs by estimated end
   std::set<std::pair<Seconds, int>> relax_;   // pending jobs' topology relax times
   QuotaUsage usage_;
