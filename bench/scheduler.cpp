@@ -182,6 +182,11 @@ int main(int argc, char** argv) {
     pendings += dec.kind == "pending";
   }
   for (const auto& s : r.series) max_pending = std::max<std::size_t>(max_pending, s.jobs_pending);
+  int preempted_jobs = 0, max_preempted = 0;
+  for (const auto& j : r.jobs) {
+    preempted_jobs += j.preemptions > 0;
+    max_preempted = std::max(max_preempted, j.preemptions);
+  }
   double mean_wait = 0, max_frag = 0;
   for (const auto& j : r.jobs) mean_wait += j.wait.value / r.jobs.size();
   for (const auto& s : r.series) max_frag = std::max(max_frag, s.fragmentation);
@@ -193,11 +198,11 @@ int main(int argc, char** argv) {
         "{\"nodes\": %d, \"gpus\": %d, \"jobs\": %d, \"load\": %.2f, \"seed\": %llu, \"backfill\": %s, "
         "\"topology_constraints\": %s, \"decisions\": %zu, \"decisions_per_s\": %.0f, \"median_us\": %.1f, "
         "\"p99_us\": %.1f, \"max_us\": %.1f, \"wall_s\": %.2f, \"setup_s\": %.2f, \"launches\": %zu, "
-        "\"preemptions\": %zu, \"pending_reason_changes\": %zu, \"max_pending\": %zu, \"mean_wait_s\": %.0f, "
+        "\"preemptions\": %zu, \"jobs_preempted\": %d, \"pending_reason_changes\": %zu, \"max_pending\": %zu, \"mean_wait_s\": %.0f, "
         "\"gpu_utilization\": %.3f, \"max_fragmentation\": %.3f, \"simulated_s\": %.0f, \"unfinished\": %d}\n",
         o.nodes, o.nodes * 8, o.jobs, o.load, static_cast<unsigned long long>(o.seed), o.backfill ? "true" : "false",
         o.topology ? "true" : "false", per.size(), rate, med * 1e6, p99 * 1e6, mx * 1e6, wall, setup_s, launches,
-        preempts, pendings, max_pending, mean_wait, r.gpu_utilization, max_frag, d.now().value,
+        preempts, preempted_jobs, pendings, max_pending, mean_wait, r.gpu_utilization, max_frag, d.now().value,
         static_cast<int>(std::count_if(r.jobs.begin(), r.jobs.end(),
                                        [](const JobRecord& j) { return j.state != "completed"; })));
     return 0;
@@ -215,6 +220,7 @@ int main(int argc, char** argv) {
   std::printf("  %-28s %12.2f s (setup %.2f s)\n", "wall", wall, setup_s);
   std::printf("  %-28s %12zu\n", "launches", launches);
   std::printf("  %-28s %12zu\n", "preemptions", preempts);
+  std::printf("  %-28s %12d (at most %d times one job)\n", "jobs preempted", preempted_jobs, max_preempted);
   std::printf("  %-28s %12zu\n", "pending reason changes", pendings);
   std::printf("  %-28s %12zu\n", "max jobs pending", max_pending);
   std::printf("  %-28s %12.0f s\n", "mean wait", mean_wait);
