@@ -26,9 +26,11 @@ std::string describe(const PendingReason& r, const std::vector<std::string>& job
     case WaitKind::None:
       return "not examined yet";
     case WaitKind::Quota:
-      return "quota of queue " + queue(r.queue) + " exhausted: " + s(r.a) + " of " + s(r.b) + " GPUs in use" +
-             (r.cohort ? " (" + s(r.c) + " borrowed; " + s(r.d) + " left in the cohort's pool)" : std::string()) +
-             ", " + s(r.e) + " needed";
+      if (r.cohort)
+        return "quota of queue " + queue(r.queue) + " exhausted: " + s(r.a) + " GPUs in use of a nominal " + s(r.b) +
+               " (" + s(r.c) + " borrowed; " + s(r.d) + " left in the cohort's pool), " + s(r.e) + " needed";
+      return "quota of queue " + queue(r.queue) + " exhausted: " + s(r.a) + " of " + s(r.b) + " GPUs in use, " +
+             s(r.e) + " needed";
     case WaitKind::StrictFifo:
       return "behind " + job(r.job) + ", the blocked head of StrictFIFO queue " + queue(r.queue);
     case WaitKind::Capacity:

@@ -77,7 +77,7 @@ TEST_CASE("quota: a queue borrows its cohort's idle quota, up to its borrowing l
     Run r(scenario(rail_cluster(4), {cohort_queue("a", 16, 0), cohort_queue("b", 16)}, jobs));
     r.d.inject(Timer{}, Seconds(0));
     CHECK(r.c.queue_usage()[0] == 16);
-    CHECK_THAT(r.c.pending_reason(2), Catch::Contains("quota of queue a exhausted: 16 of 16 GPUs in use"));
+    CHECK_THAT(r.c.pending_reason(2), Catch::Contains("quota of queue a exhausted: 16 GPUs in use of a nominal 16 (0 borrowed"));
   }
   SECTION("a queue in no cohort never borrows") {
     Run r(scenario(rail_cluster(4), {{"a", 16}, {"b", 16}}, jobs));
