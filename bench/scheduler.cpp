@@ -72,9 +72,8 @@ Scenario make_scenario(const Options& o) {
   s.scheduler.backfill = o.backfill;
 
   // Size mix (GPUs, weight): many small jobs, a heavy tail of large ones (by GPU-time the large ones dominate).
-  const std::pair<int, double> sizes[] = {{1, 0.30},  {2, 0.08},   {4, 0.10},   {8, 0.25},
-                                          {16, 0.10}, {32, 0.08},  {64, 0.05},  {128, 0.025},
-                                          {256, 0.01}, {512, 0.004}, {1024, 0.001}};
+  const std::pair<int, double> sizes[] = {{1, 0.30},  {2, 0.08},    {4, 0.10},   {8, 0.25},    {16, 0.10},   {32, 0.08},
+                                          {64, 0.05}, {128, 0.025}, {256, 0.01}, {512, 0.004}, {1024, 0.001}};
   Random rng(o.seed);
   auto draw_size = [&] {
     double u = rng.uniform(), acc = 0, sum = 0;
@@ -140,16 +139,24 @@ int main(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
-    if (arg("--nodes")) o.nodes = std::atoi(argv[++i]);
-    else if (arg("--jobs")) o.jobs = std::atoi(argv[++i]);
-    else if (arg("--load")) o.load = std::atof(argv[++i]);
-    else if (arg("--seed")) o.seed = std::strtoull(argv[++i], nullptr, 10);
-    else if (!std::strcmp(argv[i], "--no-backfill")) o.backfill = false;
-    else if (!std::strcmp(argv[i], "--no-topology")) o.topology = false;
-    else if (!std::strcmp(argv[i], "--json")) o.json = true;
+    if (arg("--nodes"))
+      o.nodes = std::atoi(argv[++i]);
+    else if (arg("--jobs"))
+      o.jobs = std::atoi(argv[++i]);
+    else if (arg("--load"))
+      o.load = std::atof(argv[++i]);
+    else if (arg("--seed"))
+      o.seed = std::strtoull(argv[++i], nullptr, 10);
+    else if (!std::strcmp(argv[i], "--no-backfill"))
+      o.backfill = false;
+    else if (!std::strcmp(argv[i], "--no-topology"))
+      o.topology = false;
+    else if (!std::strcmp(argv[i], "--json"))
+      o.json = true;
     else {
-      std::fprintf(stderr, "usage: bench_scheduler [--nodes N] [--jobs N] [--load X] [--seed S] [--no-backfill] "
-                           "[--no-topology] [--json]\n");
+      std::fprintf(stderr,
+                   "usage: bench_scheduler [--nodes N] [--jobs N] [--load X] [--seed S] [--no-backfill] "
+                   "[--no-topology] [--json]\n");
       return 2;
     }
   }
@@ -198,20 +205,23 @@ int main(int argc, char** argv) {
         "{\"nodes\": %d, \"gpus\": %d, \"jobs\": %d, \"load\": %.2f, \"seed\": %llu, \"backfill\": %s, "
         "\"topology_constraints\": %s, \"decisions\": %zu, \"decisions_per_s\": %.0f, \"median_us\": %.1f, "
         "\"p99_us\": %.1f, \"max_us\": %.1f, \"wall_s\": %.2f, \"setup_s\": %.2f, \"launches\": %zu, "
-        "\"preemptions\": %zu, \"jobs_preempted\": %d, \"pending_reason_changes\": %zu, \"max_pending\": %zu, \"mean_wait_s\": %.0f, "
+        "\"preemptions\": %zu, \"jobs_preempted\": %d, \"pending_reason_changes\": %zu, \"max_pending\": %zu, "
+        "\"mean_wait_s\": %.0f, "
         "\"gpu_utilization\": %.3f, \"max_fragmentation\": %.3f, \"simulated_s\": %.0f, \"unfinished\": %d}\n",
         o.nodes, o.nodes * 8, o.jobs, o.load, static_cast<unsigned long long>(o.seed), o.backfill ? "true" : "false",
         o.topology ? "true" : "false", per.size(), rate, med * 1e6, p99 * 1e6, mx * 1e6, wall, setup_s, launches,
         preempts, preempted_jobs, pendings, max_pending, mean_wait, r.gpu_utilization, max_frag, d.now().value,
-        static_cast<int>(std::count_if(r.jobs.begin(), r.jobs.end(),
-                                       [](const JobRecord& j) { return j.state != "completed"; })));
+        static_cast<int>(
+            std::count_if(r.jobs.begin(), r.jobs.end(), [](const JobRecord& j) { return j.state != "completed"; })));
     return 0;
   }
-  std::printf("bench_scheduler: %d nodes (%d GPUs, rail-optimized, 32 nodes/leaf group), %d jobs, load %.2f, seed %llu\n",
-              o.nodes, o.nodes * 8, o.jobs, o.load, static_cast<unsigned long long>(o.seed));
-  std::printf("  policies: 8 queues / 2 cohorts (borrowing, lending limits, reclaim), 3 priorities (preemption), "
-              "backfill %s, pack placement, topology constraints %s\n",
-              o.backfill ? "EASY" : "off", o.topology ? "on" : "off");
+  std::printf(
+      "bench_scheduler: %d nodes (%d GPUs, rail-optimized, 32 nodes/leaf group), %d jobs, load %.2f, seed %llu\n",
+      o.nodes, o.nodes * 8, o.jobs, o.load, static_cast<unsigned long long>(o.seed));
+  std::printf(
+      "  policies: 8 queues / 2 cohorts (borrowing, lending limits, reclaim), 3 priorities (preemption), "
+      "backfill %s, pack placement, topology constraints %s\n",
+      o.backfill ? "EASY" : "off", o.topology ? "on" : "off");
   std::printf("  %-28s %12zu\n", "decisions (handle calls)", per.size());
   std::printf("  %-28s %12.0f\n", "decisions/s (one core)", rate);
   std::printf("  %-28s %12.1f us\n", "time/decision median", med * 1e6);

@@ -78,11 +78,15 @@ struct Controller::Impl {
   std::vector<int> submit_order;  // job indices by submit time
   std::size_t next_submit = 0;
   std::set<std::pair<Seconds, int>> stalled;  // (detect_at, job)
-  int running = 0, pending = 0, ended = 0;     // Running or Stalled; Pending; Completed or Abandoned
+  int running = 0, pending = 0, ended = 0;    // Running or Stalled; Pending; Completed or Abandoned
   bool finished = false;
 
   Impl(const Scenario& s, Planner p)
-      : sc(s), topo(s.topology), planner(std::move(p)), cluster(s.topology), sched(s.queues, s.scheduler, sched_jobs(s)) {
+      : sc(s),
+        topo(s.topology),
+        planner(std::move(p)),
+        cluster(s.topology),
+        sched(s.queues, s.scheduler, sched_jobs(s)) {
     rec.scenario = sc.name;
     rec.scenario_file = sc.source_file;
     rec.seed = sc.seed;
@@ -400,8 +404,8 @@ struct Controller::Impl {
     if (jr.measured_iteration.value == 0) jr.measured_iteration = l.plan.predicted_iteration;
     if (!spec.estimated_runtime) {
       rt.iteration_estimate = l.plan.predicted_iteration;
-      sched.set_estimated_end(j, now + l.startup +
-                                     l.plan.predicted_iteration * static_cast<double>(spec.iterations - rt.checkpoint));
+      sched.set_estimated_end(
+          j, now + l.startup + l.plan.predicted_iteration * static_cast<double>(spec.iterations - rt.checkpoint));
     }
 
     Segment seg;
@@ -461,9 +465,9 @@ struct Controller::Impl {
       // Iterations of a segment count only up to where the next attempt resumed (the rest was rolled back).
       for (std::size_t s = 0; s < jr.segments.size(); ++s) {
         const Segment& seg = jr.segments[s];
-        std::int64_t kept_until =
-            s + 1 < jr.segments.size() ? std::min(seg.reached_iteration, jr.segments[s + 1].start_iteration)
-                                       : seg.reached_iteration;
+        std::int64_t kept_until = s + 1 < jr.segments.size()
+                                      ? std::min(seg.reached_iteration, jr.segments[s + 1].start_iteration)
+                                      : seg.reached_iteration;
         jr.productive_seconds += std::max<std::int64_t>(0, kept_until - seg.start_iteration) * seg.iteration_time.value;
         allocated += (seg.end.value_or(now) - seg.start).value * jr.gpus;
       }

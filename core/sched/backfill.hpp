@@ -20,8 +20,8 @@ struct Reservation {
 };
 
 struct RunningEnd {
-  Seconds end;                    // estimated
-  const std::vector<int>* gpus;   // held until then
+  Seconds end;                   // estimated
+  const std::vector<int>* gpus;  // held until then
 };
 
 class EasyBackfill {

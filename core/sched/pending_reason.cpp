@@ -4,15 +4,24 @@ namespace tt {
 
 const char* to_string(WaitKind k) {
   switch (k) {
-    case WaitKind::None: return "none";
-    case WaitKind::Quota: return "quota";
-    case WaitKind::StrictFifo: return "strict_fifo";
-    case WaitKind::Capacity: return "capacity";
-    case WaitKind::Topology: return "topology";
-    case WaitKind::Fragmentation: return "fragmentation";
-    case WaitKind::Reservation: return "reservation";
-    case WaitKind::Behind: return "behind";
-    case WaitKind::Preempted: return "preempted";
+    case WaitKind::None:
+      return "none";
+    case WaitKind::Quota:
+      return "quota";
+    case WaitKind::StrictFifo:
+      return "strict_fifo";
+    case WaitKind::Capacity:
+      return "capacity";
+    case WaitKind::Topology:
+      return "topology";
+    case WaitKind::Fragmentation:
+      return "fragmentation";
+    case WaitKind::Reservation:
+      return "reservation";
+    case WaitKind::Behind:
+      return "behind";
+    case WaitKind::Preempted:
+      return "preempted";
   }
   return "?";
 }

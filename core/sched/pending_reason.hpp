@@ -28,7 +28,7 @@ struct PendingReason {
   int queue = -1;  // the queue named by the reason
   int a = 0, b = 0, c = 0, d = 0, e = 0;
   bool cohort = false;  // Quota: the queue is in a cohort
-  Seconds until;   // Reservation: when it starts; Topology: when the constraint is relaxed (zero: never)
+  Seconds until;        // Reservation: when it starts; Topology: when the constraint is relaxed (zero: never)
   int gpus_per_node = 0;
 };
 

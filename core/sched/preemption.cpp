@@ -9,8 +9,7 @@ bool PreemptionPolicy::may_preempt(int queue, int priority, int gpus, VictimCand
     return preempts_within(queue) && c.priority < priority;
   }
   const ReclaimPreemption mode = queues_[queue].reclaim;
-  if (mode == ReclaimPreemption::Never || !quota.in_cohort(queue) ||
-      quota.cohort_of(c.queue) != quota.cohort_of(queue))
+  if (mode == ReclaimPreemption::Never || !quota.in_cohort(queue) || quota.cohort_of(c.queue) != quota.cohort_of(queue))
     return false;
   if (usage.used[queue] + gpus > quota.nominal(queue)) return false;  // only a queue within its quota reclaims
   if (!quota.borrowing(usage, c.queue)) return false;

@@ -1,8 +1,9 @@
 // Preemption policy (Kueue semantics): which running jobs a waiting job may preempt, and in which order.
 // Within its queue: lower-priority jobs (within_queue: LowerPriority). Reclaim: a queue that would stay within its
 // nominal quota takes back GPUs from queues of its cohort that borrow (use more than their nominal quota; reclaim:
-// LowerPriority or Any), never taking a queue below its guarantee (gpu_quota - lending_limit). Victims are ordered to lose the least work: the least GPU-time since
-// their last checkpoint (or start) first, then lower priority, then the most recently started.
+// LowerPriority or Any), never taking a queue below its guarantee (gpu_quota - lending_limit). Victims are ordered to
+// lose the least work: the least GPU-time since their last checkpoint (or start) first, then lower priority, then the
+// most recently started.
 #pragma once
 
 #include <vector>

@@ -14,8 +14,8 @@
 namespace tt {
 
 struct QuotaUsage {
-  std::vector<int> used;        // GPUs held by each queue's running jobs
-  std::vector<int> pool_used;   // per cohort: sum over its queues of max(0, used - guaranteed)
+  std::vector<int> used;       // GPUs held by each queue's running jobs
+  std::vector<int> pool_used;  // per cohort: sum over its queues of max(0, used - guaranteed)
 };
 
 class CohortQuota {
@@ -32,7 +32,9 @@ class CohortQuota {
   int guaranteed(int queue) const { return guaranteed_[queue]; }
   int borrowed(const QuotaUsage& u, int queue) const { return std::max(0, u.used[queue] - nominal(queue)); }
   bool borrowing(const QuotaUsage& u, int queue) const { return u.used[queue] > nominal(queue); }
-  int pool_left(const QuotaUsage& u, int queue) const { return pool_[cohort_of_[queue]] - u.pool_used[cohort_of_[queue]]; }
+  int pool_left(const QuotaUsage& u, int queue) const {
+    return pool_[cohort_of_[queue]] - u.pool_used[cohort_of_[queue]];
+  }
   // The most GPUs one job of the queue could ever hold (its quota plus what it may borrow from an idle cohort).
   int max_usable(int queue) const;
 

@@ -9,9 +9,9 @@ struct Scheduler::Pass {
   Seconds now;
   ClusterState* cluster;
   ScheduleResult result;
-  std::vector<int> strict_blocked;   // per queue: its blocked head when the queue is StrictFIFO
-  int blocker = -1;                  // backfill off: the first job blocked by capacity
-  std::vector<int> shadow;           // reserved GPUs held back from jobs that would outlive the reservation
+  std::vector<int> strict_blocked;  // per queue: its blocked head when the queue is StrictFIFO
+  int blocker = -1;                 // backfill off: the first job blocked by capacity
+  std::vector<int> shadow;          // reserved GPUs held back from jobs that would outlive the reservation
   bool shadow_on = false;
   std::vector<std::vector<std::pair<int, int>>> preempt_failed;  // per queue: (priority, gpus) that found no victims
 };

@@ -110,7 +110,7 @@ class Scheduler {
   void set_shadow(bool on, Pass& p);
   void wait(int job, PendingReason why, Pass& p);
   void charge(int queue, int gpus);
-  void add_running(int job, int sign);  // into or out of the per-queue running indexes
+  void add_running(int job, int sign);                                  // into or out of the per-queue running indexes
   long long preemptible_gpus(int queue, int priority, int gpus) const;  // an upper bound of what victims could free
 
   CohortQuota quota_;
@@ -120,15 +120,15 @@ class Scheduler {
   std::unique_ptr<PlacementPolicy> placement_;
   SchedulerOptions options_;
   std::vector<int> nominal_;
-  std::vector<char> strict_;  // per queue: StrictFIFO
+  std::vector<char> strict_;                     // per queue: StrictFIFO
   std::vector<std::vector<int>> cohort_queues_;  // per queue: the queues of its cohort (itself when in none)
 
   std::vector<Job> jobs_;
-  std::vector<std::set<Key>> pending_;       // per queue
+  std::vector<std::set<Key>> pending_;                     // per queue
   std::vector<std::set<std::pair<int, int>>> running_in_;  // per queue: (priority, job)
-  std::vector<std::map<int, int>> running_gpus_;            // per queue: priority -> GPUs held
-  std::set<std::pair<Seconds, int>> by_end_;  // running jobs by estimated end
-  std::set<std::pair<Seconds, int>> relax_;   // pending jobs' topology relax times
+  std::vector<std::map<int, int>> running_gpus_;           // per queue: priority -> GPUs held
+  std::set<std::pair<Seconds, int>> by_end_;               // running jobs by estimated end
+  std::set<std::pair<Seconds, int>> relax_;                // pending jobs' topology relax times
   QuotaUsage usage_;
   std::vector<double> decayed_;  // fair share: decayed GPU-seconds per queue
   Seconds usage_at_;

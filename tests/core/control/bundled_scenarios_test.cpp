@@ -20,7 +20,8 @@ TEST_CASE("bundled scheduling scenarios pass their checks with the synthetic dri
         CHECK(check.passed);
       }
       for (const auto& dec : c.record().decisions)
-        if (dec.kind == "pending" || dec.kind == "preempt") UNSCOPED_INFO(dec.t.value << " " << dec.kind << " " << dec.job << ": " << dec.reason);
+        if (dec.kind == "pending" || dec.kind == "preempt")
+          UNSCOPED_INFO(dec.t.value << " " << dec.kind << " " << dec.job << ": " << dec.reason);
       CHECK(!c.record().checks.empty());
     }
   }

@@ -39,8 +39,8 @@ Scenario random_scenario(std::uint64_t seed) {
     int g = std::min(sizes[rng.uniform_int(0, 7)], nodes * 8);
     int cap = queues[q].gpu_quota;  // keep every job runnable in its own quota
     if (g > cap) g = cap;
-    JobSpec j = testing::job("j" + std::to_string(i), queues[q].name, g, rng.uniform_int(0, 2) * 10,
-                             rng.uniform(0, 2000));
+    JobSpec j =
+        testing::job("j" + std::to_string(i), queues[q].name, g, rng.uniform_int(0, 2) * 10, rng.uniform(0, 2000));
     j.estimated_runtime = Seconds(rng.uniform(50, 1500));
     if (g > 8 && rng.uniform() < 0.4) {
       j.topology.max_leaf_groups = rng.uniform_int(1, 2);

@@ -77,7 +77,8 @@ TEST_CASE("quota: a queue borrows its cohort's idle quota, up to its borrowing l
     Run r(scenario(rail_cluster(4), {cohort_queue("a", 16, 0), cohort_queue("b", 16)}, jobs));
     r.d.inject(Timer{}, Seconds(0));
     CHECK(r.c.queue_usage()[0] == 16);
-    CHECK_THAT(r.c.pending_reason(2), Catch::Contains("quota of queue a exhausted: 16 GPUs in use of a nominal 16 (0 borrowed"));
+    CHECK_THAT(r.c.pending_reason(2),
+               Catch::Contains("quota of queue a exhausted: 16 GPUs in use of a nominal 16 (0 borrowed"));
   }
   SECTION("a queue in no cohort never borrows") {
     Run r(scenario(rail_cluster(4), {{"a", 16}, {"b", 16}}, jobs));
@@ -107,9 +108,9 @@ TEST_CASE("reclaim: a queue under its quota takes back what another borrowed, le
           "[unit][sched][control]") {
   QueueSpec b = cohort_queue("b", 16);
   b.reclaim = ReclaimPreemption::Any;
-  Scenario s = scenario(rail_cluster(4), {cohort_queue("a", 16), b},
-                        {timed("a1", "a", 8, 1000), timed("a2", "a", 8, 1000), timed("a3", "a", 8, 1000),
-                         timed("b1", "b", 16, 100, 10)});
+  Scenario s = scenario(
+      rail_cluster(4), {cohort_queue("a", 16), b},
+      {timed("a1", "a", 8, 1000), timed("a2", "a", 8, 1000), timed("a3", "a", 8, 1000), timed("b1", "b", 16, 100, 10)});
   Run r(std::move(s));
   r.d.inject(Timer{}, Seconds(0));
   REQUIRE(r.c.queue_usage()[0] == 24);
@@ -212,7 +213,8 @@ TEST_CASE("backfill: a job that ends before the reservation starts now; one that
       named |= d.kind == "pending" && d.job == "S2" &&
                d.reason.find("behind the reservation of H until 100 s") != std::string::npos;
     if (!named)
-      for (const auto& d : r.c.record().decisions) UNSCOPED_INFO(d.t.value << " " << d.kind << " " << d.job << " " << d.reason);
+      for (const auto& d : r.c.record().decisions)
+        UNSCOPED_INFO(d.t.value << " " << d.kind << " " << d.job << " " << d.reason);
     CHECK(named);
   }
   SECTION("none: small jobs wait behind the blocked head") {
