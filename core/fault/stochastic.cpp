@@ -1,16 +1,22 @@
 #include "core/fault/stochastic.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/fault/fault_kind.hpp"
 
 namespace tt {
 
-Seconds draw_repair(const RepairDistribution& d, Rng& rng) {
+Random stream(std::uint64_t seed, std::uint64_t index) {
+  Random mixer(seed ^ (0x9e3779b97f4a7c15ULL * (index + 1)));
+  return Random(mixer.next());
+}
+
+Seconds draw_repair(const RepairDistribution& d, Random& rng) {
   switch (d.shape) {
     case RepairDistribution::Shape::Fixed: return d.scale;
-    case RepairDistribution::Shape::Exponential: return Seconds(rng.exponential(1.0 / d.scale.value));
-    case RepairDistribution::Shape::Lognormal: return Seconds(rng.lognormal(d.scale.value, d.sigma));
+    case RepairDistribution::Shape::Exponential: return Seconds(rng.exponential(d.scale.value));
+    case RepairDistribution::Shape::Lognormal: return Seconds(d.scale.value * std::exp(rng.normal(0.0, d.sigma)));
   }
   return d.scale;
 }
@@ -22,13 +28,13 @@ std::vector<FaultSpec> draw_faults(const std::vector<FaultRate>& rates, const To
     const FaultRate& r = rates[i];
     const auto candidates = fault_candidates(r.kind, topo);
     if (candidates.empty() || !(r.mtbf.value > 0)) continue;
-    Rng rng(seed, 1000 + i);
-    const double rate = static_cast<double>(candidates.size()) / r.mtbf.value;
-    for (double t = rng.exponential(rate); t < until.value; t += rng.exponential(rate)) {
+    Random rng = stream(seed, 1000 + i);
+    const double gap = r.mtbf.value / static_cast<double>(candidates.size());  // mean time between faults of the kind
+    for (double t = rng.exponential(gap); t < until.value; t += rng.exponential(gap)) {
       FaultSpec f;
       f.kind = r.kind;
       f.at = Seconds(t);
-      f.target = candidates[rng.below(candidates.size())];
+      f.target = candidates[rng.uniform_int(0, static_cast<int>(candidates.size()) - 1)];
       f.repair = r.kind == FaultKind::Hang ? Seconds(0) : draw_repair(r.repair, rng);
       f.fraction = r.fraction;
       f.cause = r.cause;

@@ -1,6 +1,6 @@
 // Stochastic faults: each FaultRate is a Poisson process over the kind's components (exponential gaps at
 // components / mtbf, a component picked uniformly, a repair time from its distribution). Every draw comes from the
-// scenario seed through Rng, one stream per rate, so a seed gives the same faults everywhere and adding a rate leaves
+// scenario seed through tt::Random (core/model/random.hpp), one stream per rate, so a seed gives the same faults everywhere and adding a rate leaves
 // the others' draws unchanged.
 #pragma once
 
@@ -13,7 +13,9 @@
 
 namespace tt {
 
-Seconds draw_repair(const RepairDistribution& d, Rng& rng);
+Seconds draw_repair(const RepairDistribution& d, Random& rng);
+// An independent stream of one seed (splitmix64 of seed and stream), for one use of the scenario seed.
+Random stream(std::uint64_t seed, std::uint64_t index);
 // Faults in [0, until), sorted by time (ties keep rate order). Rates whose kind has no candidate draw nothing.
 std::vector<FaultSpec> draw_faults(const std::vector<FaultRate>& rates, const Topology& topo, std::uint64_t seed,
                                    Seconds until);
