@@ -84,14 +84,22 @@ class Loop {
   Loop(const Scenario& sc, Controller& ctl, const Options& opt, RunStats& stats)
       : sc_(sc), ctl_(ctl), opt_(opt), stats_(stats), gpn_(sc.topology.gpus_per_node()) {
     for (const auto& f : sc.faults) {
-      if (f.kind == FaultKind::NodeCrash) {
-        int node = sc.topology.find_node(f.target);
-        faults_.push_back({f.at, FaultAction::Crash, node, f.target});
-        faults_.push_back({f.at + f.repair, FaultAction::Repair, node, f.target});
-      } else if (f.kind == FaultKind::LinkDown) {
-        int link = sc.topology.find_link(f.target);
-        faults_.push_back({f.at, FaultAction::LinkDown, link, f.target});
-        faults_.push_back({f.at + f.repair, FaultAction::LinkUp, link, f.target});
+      switch (f.kind) {
+        case FaultKind::NodeCrash: {
+          int node = sc.topology.find_node(f.target);
+          faults_.push_back({f.at, FaultAction::Crash, node, f.target});
+          faults_.push_back({f.at + f.repair, FaultAction::Repair, node, f.target});
+          break;
+        }
+        case FaultKind::LinkDown: {
+          int link = sc.topology.find_link(f.target);
+          faults_.push_back({f.at, FaultAction::LinkDown, link, f.target});
+          faults_.push_back({f.at + f.repair, FaultAction::LinkUp, link, f.target});
+          break;
+        }
+        case FaultKind::Hang:
+          faults_.push_back({f.at, FaultAction::Hang, sc.topology.find_node(f.target), f.target});
+          break;
       }
     }
     std::stable_sort(faults_.begin(), faults_.end(),

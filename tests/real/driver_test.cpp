@@ -1,0 +1,178 @@
+#include "real/driver.hpp"
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "core/control/controller.hpp"
+#include "core/io/scenario_reader.hpp"
+#include "real/checkpoint.hpp"
+#include "real_support.hpp"
+#include "reports/report.hpp"
+
+using namespace tt;
+using nlohmann::json;
+using tt::testing::real_scratch;
+using tt::testing::slurp;
+
+namespace {
+
+// Two nodes (a0, a1) of two A100s. llama3-8b iterations of 8 x 4096 tokens are predicted at ~6.4 s.
+json scenario_doc(const std::string& name) {
+  return json{
+      {"name", name},
+      {"seed", 11},
+      {"topology", std::string(TT_SOURCE_DIR) + "/topologies/explicit-2x2-example.json"},
+      {"queues", json::array({{{"name", "q"}, {"gpu_quota", 4}}})},
+      {"jobs", json::array()},
+      {"recovery", {{"detection_timeout", "30s"}, {"restart_overhead", "1m"}, {"max_restarts", 5}}},
+  };
+}
+
+json job(const std::string& name, int gpus, json parallel, int iterations, int every,
+         const std::string& submit = "0s") {
+  json j = {{"name", name},         {"queue", "q"},         {"submit", submit},         {"gpus", gpus},
+            {"model", "llama3-8b"}, {"parallel", parallel}, {"iterations", iterations}, {"global_batch", 8},
+            {"seq_len", 4096}};
+  if (every > 0) j["checkpoint"] = {{"every", every}};
+  return j;
+}
+
+struct RealRun {
+  std::unique_ptr<Scenario> scenario;
+  std::unique_ptr<Controller> controller;
+  real::RunStats stats;
+  std::string log;
+  std::filesystem::path dir;
+  const RunRecord& record() const { return controller->record(); }
+};
+
+RealRun run_real(const json& doc, const std::string& name, double time_scale, double heartbeat_timeout = 3.0) {
+  RealRun r;
+  r.dir = real_scratch(name);
+  r.scenario = std::make_unique<Scenario>(read_scenario(doc, (r.dir / "scenario.json").string()));
+  r.controller = std::make_unique<Controller>(*r.scenario);
+  real::Options opt;
+  opt.devices = r.scenario->topology.total_gpus();
+  opt.run_dir = r.dir / "run";
+  opt.time_scale = time_scale;
+  opt.worker_command = {TT_REAL_WORKER};
+  opt.compute = "synthetic";
+  opt.heartbeat_timeout = heartbeat_timeout;
+  opt.log = [&r](const std::string& line) { r.log += line + "\n"; };
+  r.stats = real::run(*r.scenario, *r.controller, opt);
+  r.controller->set_driver("real", r.stats.driver_info);
+  return r;
+}
+
+std::vector<std::string> kinds(const RunRecord& rec, const std::string& job) {
+  std::vector<std::string> out;
+  for (const auto& d : rec.decisions)
+    if (d.job == job || (job.empty() && d.job.empty())) out.push_back(d.kind);
+  return out;
+}
+
+// The final state of every rank of a job: the files of its last checkpoint.
+std::vector<std::string> final_state(const RealRun& r, int job, std::int64_t iterations, int world) {
+  auto dir = r.dir / "run" / real::job_dir_name(*r.scenario, job);
+  REQUIRE(real::verify_checkpoint(dir, iterations, world).empty());
+  std::vector<std::string> out;
+  for (int rank = 0; rank < world; ++rank) out.push_back(real::read_rank_state(dir, iterations, rank, world));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a small scenario runs through the real driver and writes report.json", "[real][e2e]") {
+  json doc = scenario_doc("real-small");
+  doc["jobs"].push_back(job("tp-job", 2, {{"tp", 2}}, 40, 10));
+  doc["jobs"].push_back(job("dp-job", 2, {{"dp", 2}}, 30, 0));
+  doc["jobs"].push_back(job("late-job", 1, {{"tp", 1}}, 20, 5, "3m"));
+  doc["checks"] = json::array({{{"metric", "cluster.unfinished_jobs"}, {"op", "=="}, {"value", 0}}});
+  auto t0 = std::chrono::steady_clock::now();
+  RealRun r = run_real(doc, "small", 600);
+  double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  INFO(r.log);
+  const RunRecord& rec = r.record();
+  for (const auto& j : rec.jobs) {
+    CHECK(j.state == "completed");
+    CHECK(j.iterations_done == j.iterations_target);
+    CHECK(j.restarts == 0);
+    CHECK(j.measured_iteration.value > 0);
+  }
+  CHECK(rec.jobs[0].checkpoints == 3);  // after 10, 20, 30; the final state at 40 is not a recovery checkpoint
+  CHECK(rec.jobs[2].checkpoints == 3);
+  CHECK(rec.driver == "real");
+  CHECK(rec.driver_info.at("compute") == "synthetic");
+  CHECK(rec.all_checks_passed());
+  // Pack placement: the first two jobs fill a0 and a1; the late one waits for a GPU.
+  CHECK(kinds(rec, "tp-job") == std::vector<std::string>{"submit", "launch", "complete"});
+  CHECK(kinds(rec, "late-job") == std::vector<std::string>{"submit", "pending", "launch", "complete"});
+  CHECK(r.stats.workers_started == 5);
+  // Iterations are paced to the plan: scenario time follows the predicted iteration time, not the CPU's.
+  CHECK(rec.jobs[0].measured_iteration.value == Approx(rec.jobs[0].predicted_iteration.value).epsilon(0.5));
+  CHECK(wall < 20);
+
+  std::string path = write_report(rec, (r.dir / "out").string());
+  json report = json::parse(slurp(path));
+  CHECK(report["jobs"].size() == 3);
+  CHECK(slurp(path).find("\"real\"") != std::string::npos);
+}
+
+TEST_CASE("the real driver rejects options that cannot work", "[real][unit]") {
+  json doc = scenario_doc("bad-options");
+  doc["jobs"].push_back(job("j", 1, {{"tp", 1}}, 5, 0));
+  Scenario s = read_scenario(doc, "bad.json");
+  Controller c(s);
+  real::Options opt;
+  opt.devices = 3;
+  opt.run_dir = real_scratch("bad-options");
+  opt.worker_command = {TT_REAL_WORKER};
+  CHECK_THROWS_WITH(real::run(s, c, opt), Catch::Contains("cpu:3 does not match the 4 GPUs"));
+  opt.devices = 4;
+  opt.time_scale = 0;
+  CHECK_THROWS_WITH(real::run(s, c, opt), Catch::Contains("time scale must be a positive number"));
+  opt.time_scale = 1;
+  opt.worker_command = {"/nonexistent/traintwin"};
+  CHECK_THROWS_WITH(real::run(s, c, opt), Catch::Contains("no executable worker command"));
+}
+
+TEST_CASE("nothing lost: a job killed and hung several times ends bit-identical to one never interrupted",
+          "[real][e2e]") {
+  // Four ranks (tp 2 x dp 2) over both nodes, so that every fault hits the job; a checkpoint every 10 iterations.
+  // Iterations take at least the predicted ~3.9 s; between the faults the job trains at most 8 minutes (1-3m, 5-7m,
+  // 10-12m, 14-16m: each attempt first waits out its 1-minute startup), under 130 iterations: it still runs at 16m.
+  auto make = [](const std::string& name) {
+    json doc = scenario_doc(name);
+    doc["jobs"].push_back(job("survivor", 4, {{"tp", 2}, {"dp", 2}}, 150, 10));
+    doc["recovery"]["max_restarts"] = 8;
+    return doc;
+  };
+  RealRun clean = run_real(make("clean"), "nothing-lost-clean", 300);
+  INFO("clean run:\n" << clean.log);
+  REQUIRE(clean.record().jobs[0].state == "completed");
+  CHECK(clean.record().jobs[0].restarts == 0);
+
+  json doc = make("faulted");
+  doc["faults"] = json::array({
+      {{"kind", "node_crash"}, {"at", "3m"}, {"node", "a1"}, {"repair", "1m"}},
+      {{"kind", "hang"}, {"at", "7m"}, {"node", "a0"}},
+      {{"kind", "node_crash"}, {"at", "12m"}, {"node", "a0"}, {"repair", "1m"}},
+      {{"kind", "hang"}, {"at", "16m"}, {"node", "a1"}},
+  });
+  RealRun faulted = run_real(doc, "nothing-lost-faulted", 300, /*heartbeat_timeout=*/0.5);
+  INFO("faulted run:\n" << faulted.log);
+  const JobRecord& j = faulted.record().jobs[0];
+  REQUIRE(j.state == "completed");
+  CHECK(j.restarts >= 4);  // more only if a loaded machine starved a heartbeat thread for 0.5 s
+  int crashes = 0, hangs = 0;
+  for (const auto& f : j.failures) {
+    crashes += f.cause.find("node_crash") != std::string::npos;
+    hangs += f.cause.find("sent no heartbeat") != std::string::npos;
+  }
+  CHECK(crashes == 2);
+  CHECK(hangs >= 2);
+  CHECK(j.lost_gpu_hours > 0);
+
+  CHECK(final_state(faulted, 0, 150, 4) == final_state(clean, 0, 150, 4));
+}
