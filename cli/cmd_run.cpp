@@ -1,5 +1,6 @@
 // traintwin run SCENARIO: simulate with SimGrid, write the report, print a summary; exit 1 when a check fails.
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -28,11 +29,14 @@ int run(const RunOptions& o) {
   sim::RunStats stats = sim::run(scenario, controller);
   controller.set_driver("sim", stats.driver_info);
   const RunRecord& record = controller.record();
-  std::string path = write_report(record, o.out);
+  ReportFiles files = write_report(record, o.out);
   if (!o.quiet) {
     std::cout << summary_table(record);
-    std::printf("simulated %s in %.2f s wall; report: %s\n", format_seconds(record.end_time).c_str(),
-                stats.wall_seconds, path.c_str());
+    std::string names;
+    for (const auto& p : files.paths)
+      names += (names.empty() ? "" : ", ") + std::filesystem::path(p).filename().string();
+    std::printf("simulated %s in %.2f s wall; reports in %s: %s\n", format_seconds(record.end_time).c_str(),
+                stats.wall_seconds, files.dir.c_str(), names.c_str());
   }
   return record.all_checks_passed() ? 0 : kExitChecksFailed;
 }
@@ -41,7 +45,8 @@ int run(const RunOptions& o) {
 
 Registered add_run(CLI::App& app) {
   auto o = std::make_shared<RunOptions>();
-  auto* sub = app.add_subcommand("run", "Simulate a scenario with SimGrid; write DIR/report.json; exit 1 if a check fails");
+  auto* sub =
+      app.add_subcommand("run", "Simulate a scenario with SimGrid; write reports to DIR; exit 1 if a check fails");
   sub->add_option("scenario", o->scenario, "scenario JSON file")->required();
   sub->add_option("--out", o->out, "report directory")->capture_default_str();
   o->seed_opt = sub->add_option("--seed", o->seed, "override the scenario's seed");

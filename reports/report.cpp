@@ -5,6 +5,11 @@
 #include <fstream>
 #include <sstream>
 
+#include "reports/csv.hpp"
+#include "reports/html.hpp"
+#include "reports/junit.hpp"
+#include "reports/trace.hpp"
+
 namespace tt {
 namespace {
 
@@ -108,13 +113,24 @@ json report_json(const RunRecord& r) {
           {"decisions", decisions}};
 }
 
-std::string write_report(const RunRecord& record, const std::string& dir) {
+ReportFiles write_report(const RunRecord& record, const std::string& dir) {
   std::filesystem::create_directories(dir);
-  std::string path = (std::filesystem::path(dir) / "report.json").string();
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << report_json(record).dump(2) << "\n";
-  if (!out) throw std::runtime_error("cannot write " + path);
-  return path;
+  ReportFiles files{dir, {}};
+  auto write = [&](const char* name, const std::string& text) {
+    std::string path = (std::filesystem::path(dir) / name).string();
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << text;
+    out.close();
+    if (!out) throw std::runtime_error("cannot write " + path);
+    files.paths.push_back(path);
+  };
+  write("report.json", report_json(record).dump(2) + "\n");
+  write("junit.xml", junit_xml(record));
+  write("report.html", report_html(record));
+  write("trace.json", trace_json(record).dump() + "\n");
+  write("series.csv", series_csv(record));
+  write("jobs.csv", jobs_csv(record));
+  return files;
 }
 
 std::string summary_table(const RunRecord& r) {

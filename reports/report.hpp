@@ -1,9 +1,11 @@
 // Views of a RunRecord: the JSON report (versioned schema, the source of truth for every other view and for
-// `traintwin diff`), and the short terminal summary. Output is deterministic: same record, same bytes.
+// `traintwin diff`), the short terminal summary, and write_report(), which writes every file view into a directory.
+// Output is deterministic: same record, same bytes.
 #pragma once
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "core/control/run_record.hpp"
 
@@ -11,9 +13,15 @@ namespace tt {
 
 inline constexpr int kReportSchemaVersion = 1;
 
+struct ReportFiles {
+  std::string dir;
+  std::vector<std::string> paths;  // report.json first, then junit.xml, report.html, trace.json, series.csv, jobs.csv
+};
+
 nlohmann::json report_json(const RunRecord& record);
-// Writes DIR/report.json (creating DIR); returns the path written.
-std::string write_report(const RunRecord& record, const std::string& dir);
+// Writes DIR/{report.json, junit.xml, report.html, trace.json, series.csv, jobs.csv}, creating DIR and replacing
+// those files; throws std::runtime_error naming the file it could not write.
+ReportFiles write_report(const RunRecord& record, const std::string& dir);
 // A few lines for a terminal: one row per job, cluster figures, checks with PASS/FAIL.
 std::string summary_table(const RunRecord& record);
 

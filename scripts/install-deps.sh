@@ -7,6 +7,7 @@ packages=(
   libsimgrid-dev libboost-graph-dev libboost-dev libeigen3-dev
   nlohmann-json3-dev catch2 libcli11-dev
   libgloo-dev libcpp-httplib-dev
+  chromium
 )
 
 missing=()

@@ -330,8 +330,9 @@ struct Controller::Impl {
     decide(now, "launch", spec.name, seg.nodes,
            (rt.attempt == 1 ? std::string("start") : "restart " + std::to_string(rt.attempt - 1)) + " from iteration " +
                std::to_string(rt.checkpoint) + " on " + std::to_string(spec.gpus) + " GPUs in " + groups +
-               "; predicted iteration " + format_seconds(l.plan.predicted_iteration) + ", checkpoint every " +
-               std::to_string(l.checkpoint_every) + " iterations");
+               "; predicted iteration " + format_seconds(l.plan.predicted_iteration) +
+               (l.checkpoint_every ? ", checkpoint every " + std::to_string(l.checkpoint_every) + " iterations"
+                                   : std::string(", no checkpoints")));
     jr.segments.push_back(std::move(seg));
     out.push_back(std::move(l));
   }

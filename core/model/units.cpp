@@ -107,10 +107,11 @@ std::optional<FlopsPerSecond> parse_flops_rate(std::string_view text) {
 std::string format_seconds(Seconds s) {
   double v = s.value;
   char buf[64];
+  if (v == 0) return "0 s";
   if (v < 1e-3) return fixed(v * 1e6, "us");
   if (v < 1.0) return fixed(v * 1e3, "ms");
   if (v < 120.0) return fixed(v, "s");
-  if (v < 7200.0) {
+  if (v < 3600.0) {
     std::snprintf(buf, sizeof buf, "%dm %02ds", static_cast<int>(v / 60), static_cast<int>(std::fmod(v, 60.0)));
     return buf;
   }

@@ -1,0 +1,30 @@
+// Inline SVG charts for the HTML report (reports/html.cpp): step charts of the cluster series and the per-node Gantt.
+// Each function returns one self-contained <svg> element (no external references, no scripts) with escaped text,
+// drawn on a shared time axis from 0 to the end of the run so the charts line up. Deterministic.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/control/run_record.hpp"
+#include "reports/timeline.hpp"
+
+namespace tt {
+
+struct StepLine {
+  std::string label;
+  std::string color;
+  std::vector<std::pair<Seconds, double>> points;  // by time; the value holds until the next point
+  bool filled = false;
+  bool dashed = false;
+};
+
+std::string step_chart_svg(const std::string& y_label, const std::vector<StepLine>& lines, double y_max, Seconds end);
+std::string gantt_svg(const RunRecord& record, const Timeline& timeline);
+// The colour of job `job` (index into RunRecord::jobs) in every chart and legend.
+std::string job_color(int job);
+// A compact label for a time on an axis: "0", "45s", "30m", "1h30m", "2d4h".
+std::string time_tick_label(Seconds t);
+
+}  // namespace tt

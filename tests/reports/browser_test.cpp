@@ -1,0 +1,38 @@
+// Renders report.html in headless Chromium and keeps the screenshot (build/test-out/report.png) for a human to look
+// at. Skips when /usr/bin/chromium is absent (scripts/install-deps.sh installs it).
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+
+#include "reports/html.hpp"
+#include "tests/e2e/cli_support.hpp"
+#include "tests/reports/record_fixture.hpp"
+
+namespace fs = std::filesystem;
+
+TEST_CASE("html: headless Chromium renders report.html", "[reports][browser]") {
+  const fs::path chromium = "/usr/bin/chromium";
+  if (!fs::exists(chromium)) {
+    WARN("SKIPPED: " << chromium << " is absent; run scripts/install-deps.sh to render report.html");
+    return;
+  }
+  auto dir = tt::testing::scratch_dir("browser");
+  const fs::path html = dir / "report.html";
+  const fs::path png = fs::path(TT_BINARY_DIR) / "test-out" / "report.png";
+  std::ofstream(html, std::ios::binary) << tt::report_html(tt::testing::busy_record());
+  fs::remove(png);
+
+  const std::string cmd = "timeout 120 " + chromium.string() +
+                          " --headless --no-sandbox --disable-gpu --disable-quic --no-first-run"
+                          " --disable-background-networking --disable-component-update --disable-sync"
+                          " --user-data-dir=" +
+                          (dir / "profile").string() + " --screenshot=" + png.string() +
+                          " --window-size=1400,2000 file://" + html.string() + " > " + (dir / "chromium.log").string() +
+                          " 2>&1";
+  int status = std::system(cmd.c_str());
+  INFO(cmd << "\n" << tt::testing::read_file(dir / "chromium.log"));
+  CHECK(status == 0);
+  REQUIRE(fs::exists(png));
+  CHECK(fs::file_size(png) > 20000);  // a blank 1400x2000 page compresses to a few KiB
+  CHECK(tt::testing::read_file(png).rfind("\x89PNG\r\n\x1a\n", 0) == 0);
+}
