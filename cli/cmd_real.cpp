@@ -62,12 +62,15 @@ int run_real(const RealOptions& o) {
   }
   controller.set_driver("real", stats.driver_info);
   const RunRecord& record = controller.record();
-  std::string path = write_report(record, o.out);
+  ReportFiles files = write_report(record, o.out);
   if (!o.quiet) {
     std::cout << summary_table(record);
-    std::printf("ran %s of scenario time in %.2f s wall (time scale %g, %d worker processes); report: %s\n",
+    std::string names;
+    for (const auto& p : files.paths)
+      names += (names.empty() ? "" : ", ") + std::filesystem::path(p).filename().string();
+    std::printf("ran %s of scenario time in %.2f s wall (time scale %g, %d worker processes); reports in %s: %s\n",
                 format_seconds(record.end_time).c_str(), stats.wall_seconds, o.time_scale, stats.workers_started,
-                path.c_str());
+                files.dir.c_str(), names.c_str());
   }
   return record.all_checks_passed() ? 0 : kExitChecksFailed;
 }
@@ -78,8 +81,7 @@ Registered add_real(CLI::App& app) {
   auto o = std::make_shared<RealOptions>();
   auto* sub = app.add_subcommand(
       "real",
-      "Run a scenario on real worker processes (Gloo, CPU attention); write DIR/report.json; exit 1 if a check "
-      "fails");
+      "Run a scenario on real worker processes (Gloo, CPU attention); write reports to DIR; exit 1 if a check fails");
   sub->add_option("scenario", o->scenario, "scenario JSON file")->required();
   sub->add_option("--devices", o->devices, "devices backing the topology's GPUs: cpu:N (N = the topology's GPUs)")
       ->required()

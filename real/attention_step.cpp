@@ -4,15 +4,11 @@
 // gradient of real/training.hpp.
 #include <stdexcept>
 
-#include "real/training.hpp"
-
-#if TT_HAVE_KERNELS
 #include "kernels/attention.hpp"
-#endif
+#include "real/training.hpp"
 
 namespace tt::real {
 
-#if TT_HAVE_KERNELS
 namespace {
 
 class AttentionStep : public ComputeStep {
@@ -54,15 +50,5 @@ class AttentionStep : public ComputeStep {
 }  // namespace
 
 std::unique_ptr<ComputeStep> make_attention_step(const Workload& w) { return std::make_unique<AttentionStep>(w); }
-
-#else
-
-std::unique_ptr<ComputeStep> make_attention_step(const Workload&) {
-  throw std::invalid_argument(
-      "compute step \"attention\" needs the CPU attention kernels (kernels/attention_cpu.cpp), not in this build; "
-      "use --compute synthetic");
-}
-
-#endif
 
 }  // namespace tt::real

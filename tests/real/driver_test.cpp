@@ -57,7 +57,7 @@ RealRun run_real(const json& doc, const std::string& name, double time_scale, do
   opt.run_dir = r.dir / "run";
   opt.time_scale = time_scale;
   opt.worker_command = {TT_REAL_WORKER};
-  opt.compute = "synthetic";
+  opt.compute = "attention";
   opt.heartbeat_timeout = heartbeat_timeout;
   opt.log = [&r](const std::string& line) { r.log += line + "\n"; };
   r.stats = real::run(*r.scenario, *r.controller, opt);
@@ -103,7 +103,7 @@ TEST_CASE("a small scenario runs through the real driver and writes report.json"
   CHECK(rec.jobs[0].checkpoints == 3);  // after 10, 20, 30; the final state at 40 is not a recovery checkpoint
   CHECK(rec.jobs[2].checkpoints == 3);
   CHECK(rec.driver == "real");
-  CHECK(rec.driver_info.at("compute") == "synthetic");
+  CHECK(rec.driver_info.at("compute") == "attention");
   CHECK(rec.all_checks_passed());
   // Pack placement: the first two jobs fill a0 and a1; the late one waits for a GPU.
   CHECK(kinds(rec, "tp-job") == std::vector<std::string>{"submit", "launch", "complete"});
@@ -113,10 +113,11 @@ TEST_CASE("a small scenario runs through the real driver and writes report.json"
   CHECK(rec.jobs[0].measured_iteration.value == Approx(rec.jobs[0].predicted_iteration.value).epsilon(0.5));
   CHECK(wall < 20);
 
-  std::string path = write_report(rec, (r.dir / "out").string());
-  json report = json::parse(slurp(path));
+  ReportFiles files = write_report(rec, (r.dir / "out").string());
+  REQUIRE(files.paths.front() == (r.dir / "out" / "report.json").string());
+  json report = json::parse(slurp(files.paths.front()));
   CHECK(report["jobs"].size() == 3);
-  CHECK(slurp(path).find("\"real\"") != std::string::npos);
+  CHECK(slurp(files.paths.front()).find("\"real\"") != std::string::npos);
 }
 
 TEST_CASE("the real driver rejects options that cannot work", "[real][unit]") {

@@ -6,6 +6,7 @@
 
 #include <catch2/catch.hpp>
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 
 #include "real/checkpoint.hpp"
@@ -134,6 +135,24 @@ TEST_CASE("worker arguments round-trip and reject mistakes", "[real][unit]") {
   CHECK_THROWS_WITH(parse_worker_arguments(bad), Catch::Contains("inconsistent"));
 }
 
+TEST_CASE("the attention step runs the kernels and is deterministic", "[real][unit]") {
+  Workload w{2, 32, 16, 3 * 2 * 32 * 16 + 100};
+  TrainState s = initial_state(5, 0, 1, w);
+  auto step = make_compute_step("attention", w);
+  CHECK(std::string(step->name()) == "attention");
+  std::vector<float> g1, g2;
+  step->gradients(s, g1);
+  make_compute_step("attention", w)->gradients(s, g2);
+  CHECK(g1 == g2);
+  // q, k and v get attention gradients, not the closed form the rest gets.
+  std::vector<float> closed(g1.size());
+  closed_form_gradients(s, 0, static_cast<std::int64_t>(g1.size()), closed);
+  CHECK(g1[0] != closed[0]);
+  CHECK(g1.back() == closed.back());
+  for (float g : g1) REQUIRE(std::isfinite(g));
+  CHECK_THROWS_WITH(make_compute_step("cuda", w), Catch::Contains("unknown compute step \"cuda\""));
+}
+
 TEST_CASE("training state encodes and decodes exactly, and refuses garbage", "[real][unit]") {
   TrainState s = initial_state(9, 1, 3, Workload{1, 16, 8, 1000});
   s.iteration = 12;
@@ -165,8 +184,11 @@ TEST_CASE("the workload is scaled down from the plan with a cap", "[real][unit]"
 }
 
 TEST_CASE("two workers train through Gloo to the state the seed determines", "[real][gloo]") {
-  auto dir = real_scratch("worker-two-ranks");
+  const std::string compute = GENERATE(as<std::string>{}, "synthetic", "attention");
+  auto dir = real_scratch("worker-two-ranks-" + compute);
   std::vector<WorkerConfig> cs = {config(dir, 0, 2, 30), config(dir, 1, 2, 30)};
+  for (auto& c : cs) c.compute = compute;
+  INFO("compute step " << compute);
   auto done = run_workers(cs, dir);
   for (int r = 0; r < 2; ++r) {
     INFO("rank " << r << " log:\n" << done[r].log);
