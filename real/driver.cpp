@@ -170,7 +170,12 @@ class Loop {
   double to_real(Seconds s) const { return s.value / opt_.time_scale; }
 
   void log(const std::string& line) {
-    if (opt_.log) opt_.log("[" + format_seconds(last_now_) + "] " + line);
+    if (!opt_.log) return;
+    std::string stamped(1, '[');  // built step by step: GCC 12 warns falsely (-Wrestrict) on "[" + std::string&&
+    stamped += format_seconds(last_now_);
+    stamped += "] ";
+    stamped += line;
+    opt_.log(stamped);
   }
 
   void feed(const Event& e) {
@@ -398,6 +403,7 @@ class Loop {
     a->iterations = l.iterations;
     a->job_dir = opt_.run_dir / job_dir_name(sc_, l.job);
     make_private_dirs(a->job_dir);
+    if (opt_.before_launch) opt_.before_launch(a->job_dir, l.job, l.attempt);
 
     RestorePoint rp = choose_restore(a->job_dir, a->world, l.start_iteration);
     for (const auto& why : rp.refused) log(spec.name + ": " + why);
@@ -457,11 +463,14 @@ class Loop {
   }
 
   void execute(const Kill& k) {
+    int running = 0;
     for (auto& a : attempts_)
       if (a->job == k.job && a->attempt == k.attempt && !a->killed) {
-        log("kill " + job_name(*a) + " attempt " + std::to_string(a->attempt) + ": " + k.reason);
+        for (const auto& r : a->ranks) running += !r.exited;
         kill_attempt(*a, false);
       }
+    log("kill " + sc_.jobs[k.job].name + " attempt " + std::to_string(k.attempt) + " (" + std::to_string(running) +
+        " workers still running): " + k.reason);
   }
 
   void execute(const Cordon& c) { log("cordon " + node_name(c.node) + ": " + c.reason); }

@@ -40,6 +40,9 @@ struct Options {
   int metrics_port = -1;                    // >= 0: Prometheus text on http://127.0.0.1:PORT/metrics (0: a free port)
   std::function<void(const std::string&)> log;     // one line per driver event (null: quiet)
   std::function<void(int port)> on_metrics_ready;  // called once the metrics endpoint listens
+  // Fault injection for tests: called before each launch, before the checkpoint to resume from is chosen (e.g. to
+  // flip bytes in the newest checkpoint).
+  std::function<void(const std::filesystem::path& job_dir, int job, int attempt)> before_launch;
 };
 
 struct RunStats {

@@ -2,6 +2,7 @@
 
 #include <catch2/catch.hpp>
 #include <chrono>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "core/control/controller.hpp"
@@ -47,7 +48,10 @@ struct RealRun {
   const RunRecord& record() const { return controller->record(); }
 };
 
-RealRun run_real(const json& doc, const std::string& name, double time_scale, double heartbeat_timeout = 3.0) {
+using BeforeLaunch = std::function<void(const std::filesystem::path&, int, int)>;
+
+RealRun run_real(const json& doc, const std::string& name, double time_scale, double heartbeat_timeout = 3.0,
+                 BeforeLaunch before_launch = nullptr) {
   RealRun r;
   r.dir = real_scratch(name);
   r.scenario = std::make_unique<Scenario>(read_scenario(doc, (r.dir / "scenario.json").string()));
@@ -60,6 +64,7 @@ RealRun run_real(const json& doc, const std::string& name, double time_scale, do
   opt.compute = "attention";
   opt.heartbeat_timeout = heartbeat_timeout;
   opt.log = [&r](const std::string& line) { r.log += line + "\n"; };
+  opt.before_launch = std::move(before_launch);
   r.stats = real::run(*r.scenario, *r.controller, opt);
   r.controller->set_driver("real", r.stats.driver_info);
   return r;
@@ -176,4 +181,72 @@ TEST_CASE("nothing lost: a job killed and hung several times ends bit-identical 
   CHECK(j.lost_gpu_hours > 0);
 
   CHECK(final_state(faulted, 0, 150, 4) == final_state(clean, 0, 150, 4));
+}
+
+TEST_CASE("scenarios/real-quickstart.json runs for real and takes the decisions it describes", "[real][e2e]") {
+  auto dir = real_scratch("real-quickstart");
+  Scenario s = read_scenario_file(std::string(TT_SOURCE_DIR) + "/scenarios/real-quickstart.json");
+  Controller c(s);
+  real::Options opt;
+  opt.devices = 4;
+  opt.run_dir = dir / "run";
+  opt.time_scale = 300;
+  opt.worker_command = {TT_REAL_WORKER};
+  std::string log;
+  opt.log = [&log](const std::string& line) { log += line + "\n"; };
+  real::run(s, c, opt);
+  INFO(log);
+  const RunRecord& rec = c.record();
+  for (const auto& check : rec.checks) {
+    INFO(check.name << ": " << check.message);
+    CHECK(check.passed);
+  }
+  // The story of the scenario's header, decision by decision (times vary; the order must not).
+  std::vector<std::string> seq;
+  for (const auto& d : rec.decisions) {
+    if (d.kind == "pending") continue;  // reasons are checked by the scheduler's own tests
+    std::string nodes;
+    for (const auto& n : d.nodes) nodes += " " + n;
+    seq.push_back(d.kind + " " + d.job + nodes);
+  }
+  CHECK(seq == std::vector<std::string>{"submit pretrain-8b", "submit finetune-8b", "launch pretrain-8b a0",
+                                        "launch finetune-8b a1", "submit eval-8b", "node_down  a1",
+                                        "detect finetune-8b a1", "requeue finetune-8b", "complete pretrain-8b a0",
+                                        "launch finetune-8b a0", "node_up  a1", "launch eval-8b a1",
+                                        "complete eval-8b a1", "complete finetune-8b a0"});
+  CHECK(rec.jobs[1].segments.back().start_iteration == 30);
+}
+
+TEST_CASE("a corrupted newest checkpoint is refused at restore and the job resumes from the one before",
+          "[real][e2e]") {
+  auto make = [](const std::string& name) {
+    json doc = scenario_doc(name);
+    doc["jobs"].push_back(job("resilient", 2, {{"dp", 2}}, 50, 10));
+    return doc;
+  };
+  RealRun clean = run_real(make("clean"), "corrupt-clean", 600);
+  REQUIRE(clean.record().jobs[0].state == "completed");
+
+  json doc = make("corrupted");
+  doc["faults"] = json::array({{{"kind", "node_crash"}, {"at", "4m"}, {"node", "a0"}, {"repair", "30s"}}});
+  std::vector<std::int64_t> corrupted;
+  RealRun r = run_real(doc, "corrupt-faulted", 600, 3.0, [&](const std::filesystem::path& job_dir, int, int attempt) {
+    if (attempt != 2) return;
+    auto all = real::list_checkpoints(job_dir);
+    REQUIRE(!all.empty());
+    auto file = real::checkpoint_path(job_dir, all.back()) / real::state_file_name(1);
+    std::string data = slurp(file);
+    data[data.size() / 3] ^= 0x10;
+    tt::testing::overwrite(file, data);
+    corrupted.push_back(all.back());
+  });
+  INFO(r.log);
+  const JobRecord& j = r.record().jobs[0];
+  REQUIRE(j.state == "completed");
+  REQUIRE(corrupted.size() == 1);
+  REQUIRE(corrupted[0] >= 20);
+  CHECK_THAT(r.log, Catch::Contains("checkpoint after iteration " + std::to_string(corrupted[0]) + " refused") &&
+                        Catch::Contains("rank-00001.state") && Catch::Contains("(corrupt)") &&
+                        Catch::Contains("resumes after iteration " + std::to_string(corrupted[0] - 10)));
+  CHECK(final_state(r, 0, 50, 2) == final_state(clean, 0, 50, 2));
 }
