@@ -125,6 +125,41 @@ TEST_CASE("a small scenario runs through the real driver and writes report.json"
   CHECK(slurp(files.paths.front()).find("\"real\"") != std::string::npos);
 }
 
+TEST_CASE("a real run serves Prometheus metrics on 127.0.0.1 while it goes", "[real][e2e]") {
+  json doc = scenario_doc("metrics");
+  doc["jobs"].push_back(job("observed", 2, {{"tp", 2}}, 20, 5));
+  doc["jobs"].push_back(job("second", 2, {{"dp", 2}}, 40, 0));
+  Scenario s = read_scenario(doc, "metrics.json");
+  Controller c(s);
+  real::Options opt;
+  opt.devices = 4;
+  opt.run_dir = real_scratch("metrics") / "run";
+  opt.time_scale = 600;
+  opt.worker_command = {TT_REAL_WORKER};
+  opt.metrics_port = 0;
+  int port = 0;
+  std::string before, during;
+  opt.on_metrics_ready = [&](int p) {
+    port = p;
+    before = tt::testing::http_get(p, "/metrics");
+  };
+  // Scraped from the driver's own thread while the endpoint's thread serves: right after the first job completes.
+  opt.log = [&](const std::string& line) {
+    if (during.empty() && line.find("observed attempt 1: all 2 ranks done") != std::string::npos)
+      during = tt::testing::http_get(port, "/metrics");
+  };
+  real::RunStats stats = real::run(s, c, opt);
+  CHECK(stats.metrics_port == port);
+  CHECK(port > 0);
+  CHECK_THAT(before, Catch::StartsWith("HTTP/1.") && Catch::Contains("200") &&
+                         Catch::Contains("# TYPE traintwin_gpus_allocated gauge") &&
+                         Catch::Contains("traintwin_job_iterations_target{job=\"observed\"} 20"));
+  CHECK_THAT(during, Catch::Contains("traintwin_job_iterations{job=\"observed\"} 20") &&
+                         Catch::Contains("# TYPE traintwin_workers_live gauge") &&
+                         Catch::Contains("traintwin_job_state{job=\"second\",state=\"running\"} 1"));
+  CHECK(tt::testing::http_get(port, "/metrics").empty());  // the endpoint is gone with the run
+}
+
 TEST_CASE("the real driver rejects options that cannot work", "[real][unit]") {
   json doc = scenario_doc("bad-options");
   doc["jobs"].push_back(job("j", 1, {{"tp", 1}}, 5, 0));
