@@ -1,7 +1,12 @@
 // sim::run: drives a Controller with a SimGrid model of the scenario's cluster until every job is done or the horizon
 // is reached, then finishes the record. SimGrid allows one engine per process: call run() at most once per process
 // (tests that need several simulations run each in a child process, see sim/isolated.hpp).
+// Errors: an invalid platform throws std::invalid_argument; anything that goes wrong inside the simulation (a
+// controller exception, an unexpected SimGrid error) stops it and is rethrown as std::runtime_error naming the actor.
 #pragma once
+
+#include <map>
+#include <string>
 
 #include "core/control/controller.hpp"
 #include "core/model/scenario.hpp"
@@ -11,6 +16,10 @@ namespace tt::sim {
 struct RunStats {
   double wall_seconds = 0;
   long long simgrid_activities = 0;  // execs and comms started
+  long long controller_events = 0;   // events handed to Controller::handle (Timer included)
+  long long fast_forwards = 0;       // fast-forward segments (steady-state jumps) taken by jobs
+  // Pinned SimGrid settings and driver options for RunRecord::driver_info (deterministic: no wall-clock figures).
+  std::map<std::string, std::string> driver_info;
 };
 
 RunStats run(const Scenario& scenario, Controller& controller);

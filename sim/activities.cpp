@@ -1,0 +1,51 @@
+#include "sim/activities.hpp"
+
+#include <numeric>
+#include <simgrid/Exception.hpp>
+
+namespace sg4 = simgrid::s4u;
+
+namespace tt::sim {
+
+std::vector<double> wait_all(const std::vector<sg4::ActivityPtr>& batch, InFlight& inflight) {
+  std::vector<double> finish(batch.size(), -1);
+  std::vector<std::size_t> index(batch.size());
+  std::iota(index.begin(), index.end(), 0);
+  std::vector<sg4::ActivityPtr> pending = batch;
+  inflight.waiting = batch;
+  auto done = [&](std::size_t k) {
+    finish[index[k]] = pending[k]->get_finish_time();
+    pending[k] = pending.back();
+    index[k] = index.back();
+    pending.pop_back();
+    index.pop_back();
+  };
+  try {
+    while (!pending.empty()) {
+      ssize_t first = sg4::Activity::wait_any(pending);
+      pending[first]->wait();  // already over: a no-op, or the failure
+      done(first);
+      // Flows of one ring usually end together: collect every activity already over without another wait_any.
+      for (std::size_t k = pending.size(); k-- > 0;)
+        if (pending[k]->get_finish_time() >= 0) {
+          pending[k]->wait();
+          done(k);
+        }
+    }
+  } catch (const simgrid::ForcefulKillException&) {
+    throw;  // the owner is being killed: its killer cancels what is in flight
+  } catch (...) {
+    for (auto& a : pending) a->cancel();
+    inflight.waiting.clear();
+    throw;
+  }
+  inflight.waiting.clear();
+  return finish;
+}
+
+void cancel_all(InFlight& inflight) {
+  for (auto& a : inflight.waiting) a->cancel();
+  inflight.waiting.clear();
+}
+
+}  // namespace tt::sim

@@ -1,0 +1,54 @@
+// Flow-level collectives (ARCHITECTURE.md "Simulating fast"). A ring all-reduce of S bytes per rank over n GPUs is n
+// concurrent flows gpus[i] -> gpus[(i+1) % n] of 2(n-1)/n x S bytes each, then 2(n-1) x calls x alpha of latency;
+// a send is one flow of S bytes, then calls x alpha; alpha is the largest route latency among the group's flows.
+// Flows pay no latency of their own (platform.hpp), so the latency term is the whole alpha-beta latency. The groups
+// of a step run concurrently and share links through SimGrid's max-min model; a step ends with its slowest group.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/model/units.hpp"
+#include "core/plan/iteration_plan.hpp"
+#include "core/topo/topology.hpp"
+#include "sim/activities.hpp"
+#include "sim/platform.hpp"
+
+namespace tt::sim {
+
+struct Flow {
+  simgrid::s4u::Host* from = nullptr;
+  simgrid::s4u::Host* to = nullptr;
+  double bytes = 0;
+  const Route* route = nullptr;
+};
+
+struct FlowGroup {
+  std::vector<Flow> flows;
+  Seconds latency;  // added once the group's flows are done
+};
+
+struct FlowStep {
+  std::string label;
+  std::vector<FlowGroup> groups;
+};
+
+FlowGroup compile_group(const Platform& platform, const CommGroup& group);
+FlowStep compile_step(const Platform& platform, const CommStep& step);
+
+// Runs one step from the calling actor and returns when its slowest group is done, with each group's duration.
+// A SimGrid failure propagates after the step's other flows are cancelled.
+std::vector<Seconds> run_step(const FlowStep& step, InFlight& inflight);
+
+struct CollectiveTimes {
+  std::vector<Seconds> steps;                // duration of each step
+  std::vector<std::vector<Seconds>> groups;  // duration of each group of each step
+  Seconds total;
+  std::map<std::string, std::string> settings;  // the pinned SimGrid settings (platform.hpp)
+};
+
+// Builds the topology's platform in this process's one SimGrid engine and runs the steps in order, flows only (no
+// compute). For tests and `traintwin comm --sim`; call at most once per process (see sim/isolated.hpp).
+CollectiveTimes time_collectives(const Topology& topology, const std::vector<CommStep>& steps);
+
+}  // namespace tt::sim

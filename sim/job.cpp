@@ -1,0 +1,258 @@
+#include "sim/job.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <simgrid/Exception.hpp>
+#include <simgrid/s4u.hpp>
+
+namespace sg4 = simgrid::s4u;
+
+namespace tt::sim {
+
+namespace {
+
+double now() { return sg4::Engine::get_clock(); }
+
+// Which resource of the job is down, if any: the cause of a stall.
+std::optional<std::string> broken_resource(const World& w, const JobRun& r) {
+  if (r.fault) return r.fault;
+  for (sg4::Host* h : r.hosts)
+    if (!h->is_on()) return "GPU " + h->get_name() + " went down";
+  auto check = [&](const FlowGroup& g) -> std::optional<std::string> {
+    for (const Flow& f : g.flows)
+      for (int cable : w.platform.route(f.from, f.to).cables)
+        if (!w.platform.cable_is_up(cable)) return "link " + w.platform.topology().link(cable).name + " went down";
+    return std::nullopt;
+  };
+  for (const FlowStep& s : r.steps)
+    for (const FlowGroup& g : s.groups)
+      if (auto cause = check(g)) return cause;
+  return check(r.checkpoint);
+}
+
+// Thrown inside the job actor when it stalls: unwinds to the actor's top level.
+struct Stalled {
+  std::string cause;
+};
+
+class JobActor {
+ public:
+  JobActor(World& w, JobRun& r) : w_(w), r_(r), l_(r.launch) {}
+
+  void operator()() {
+    try {
+      sg4::this_actor::sleep_for(l_.startup.value);
+      r_.phase = JobRun::Phase::Training;
+      w_.cluster_changed();
+      train();
+      w_.post(JobCompleted{l_.job, l_.attempt});
+      r_.phase = JobRun::Phase::Completed;
+      w_.cluster_changed();
+    } catch (const Stalled& s) {
+      if (r_.phase != JobRun::Phase::Killed) stall(s.cause);
+    } catch (const simgrid::Exception& e) {  // a failure under an activity, or strike() or kill_job() cancelled it
+      if (r_.phase != JobRun::Phase::Killed)
+        stall(broken_resource(w_, r_).value_or(std::string("SimGrid: ") + e.what()));
+    } catch (const simgrid::ForcefulKillException&) {
+      throw;
+    } catch (...) {
+      w_.fail("job " + r_.name, std::current_exception());
+    }
+  }
+
+ private:
+  World& w_;
+  JobRun& r_;
+  const Launch& l_;
+
+  void stall(const std::string& cause) {
+    r_.phase = JobRun::Phase::Stalled;
+    w_.post(JobStalled{l_.job, l_.attempt, r_.iterations, cause});
+    stop_load();
+    w_.cluster_changed();
+  }
+
+  void train() {
+    const std::int64_t total = l_.iterations;
+    const std::int64_t every = l_.checkpoint_every;
+    const std::int64_t measure = std::max(1, w_.scenario.sim.measure_iterations);
+    r_.iterations = l_.start_iteration;
+    while (r_.iterations < total) {
+      const std::int64_t checkpoint_at = every > 0 ? (r_.iterations / every + 1) * every : total;
+      const std::int64_t boundary = std::min(checkpoint_at, total);
+      while (r_.iterations < boundary) {
+        const std::int64_t k = std::min(measure, boundary - r_.iterations);
+        const double t0 = now();
+        for (std::int64_t i = 0; i < k; ++i) {
+          iteration();
+          ++r_.iterations;
+        }
+        const double t = (now() - t0) / static_cast<double>(k);
+        r_.iteration_time = t;
+        w_.post(JobProgress{l_.job, l_.attempt, r_.iterations, Seconds(t)});
+        if (w_.scenario.sim.fast_forward && r_.iterations < boundary) fast_forward(boundary, t);
+      }
+      if (boundary == checkpoint_at && r_.iterations < total) checkpoint();
+    }
+  }
+
+  void iteration() {
+    if (r_.fault) throw Stalled{*r_.fault};  // struck while it could not be interrupted (startup)
+    std::vector<sg4::ActivityPtr> execs;
+    const double flops = l_.plan.compute.value * r_.hosts.front()->get_speed();
+    for (sg4::Host* h : r_.hosts) execs.push_back(sg4::Exec::init()->set_flops_amount(flops)->set_host(h)->start());
+    r_.inflight.started += static_cast<long long>(execs.size());
+    wait_all(execs, r_.inflight);
+    for (const FlowStep& s : r_.steps) run_step(s, r_.inflight);
+  }
+
+  void checkpoint() {
+    const double t0 = now();
+    run_step(FlowStep{"checkpoint", {r_.checkpoint}}, r_.inflight);
+    w_.post(CheckpointDone{l_.job, l_.attempt, r_.iterations, Seconds(now() - t0)});
+  }
+
+  // Advances from r_.iterations toward `boundary` at `t` per iteration (see job.hpp).
+  void fast_forward(std::int64_t boundary, double t) {
+    if (t <= 0) {
+      r_.iterations = boundary;
+      return;
+    }
+    const std::int64_t n = boundary - r_.iterations;
+    const double t0 = now();
+    const double end = t0 + static_cast<double>(n) * t;
+    ++w_.fast_forwards;
+    r_.ff_start = t0;
+    r_.ff_target = boundary;
+    start_load(t, end - t0);
+    std::int64_t credited = n;
+    Wake woke = wait_until(end, true);
+    if (woke != Wake::Reached) {
+      credited = std::min<std::int64_t>(n, static_cast<std::int64_t>(std::floor((now() - t0) / t)));
+      if (woke == Wake::Changed && credited < n) {
+        // The iteration in flight runs to its end at the measured pace; then the job measures again.
+        woke = wait_until(t0 + static_cast<double>(credited + 1) * t, false);
+        if (woke == Wake::Reached) ++credited;
+      }
+    }
+    r_.ff_start = -1;
+    r_.iterations += credited;
+    if (woke == Wake::Fault) throw Stalled{*r_.fault};
+    stop_load();
+    w_.post(JobProgress{l_.job, l_.attempt, r_.iterations, Seconds(t)});
+  }
+
+  enum class Wake { Reached, Changed, Fault };
+
+  // Sleeps until `until`, or until a fault hits the job (strike()), or, when `interruptible`, the cluster changes.
+  Wake wait_until(double until, bool interruptible) {
+    for (;;) {
+      auto wake = sg4::Semaphore::create(0);  // a local reference: kill_job() may drop r_.wake while we wait
+      r_.wake = wake;
+      const bool timed_out = wake->acquire_timeout(std::max(0.0, until - now()));
+      r_.wake = nullptr;
+      if (r_.fault) return Wake::Fault;
+      if (timed_out || now() >= until) return Wake::Reached;
+      if (interruptible) return Wake::Changed;
+    }
+  }
+
+  void start_load(double t, double duration) {
+    r_.load = std::make_unique<FastForwardLoad>(
+        "ff/" + std::to_string(l_.job) + "." + std::to_string(l_.attempt),  // stop() leaves nothing in the mailboxes
+        r_.load_edges, t, duration);
+    w_.load_flows += static_cast<long long>(r_.load_edges.size());
+  }
+
+  void stop_load() {
+    if (r_.load) r_.load->stop();
+  }
+};
+
+}  // namespace
+
+JobRun& start_job(World& w, Launch launch) {
+  auto run = std::make_unique<JobRun>();
+  JobRun& r = *run;
+  r.launch = std::move(launch);
+  const Launch& l = r.launch;
+  r.name = w.scenario.jobs.at(l.job).name + "#" + std::to_string(l.attempt);
+  for (int gpu : l.gpus) r.hosts.push_back(w.platform.gpu(gpu));
+  std::map<std::pair<sg4::Host*, sg4::Host*>, double> per_pair;
+  for (const CommStep& s : l.plan.steps) {
+    r.steps.push_back(compile_step(w.platform, s));
+    for (const FlowGroup& g : r.steps.back().groups)
+      for (const Flow& f : g.flows) per_pair[{f.from, f.to}] += f.bytes;
+  }
+  for (const auto& [pair, bytes] : per_pair) r.load_edges.push_back(LoadEdge{pair.first, pair.second, bytes});
+  if (sg4::Host* storage = w.platform.storage())
+    for (int gpu : l.plan.checkpoint_writers) {
+      Flow f{w.platform.gpu(gpu), storage, l.plan.checkpoint_bytes_per_writer.value, nullptr};
+      f.route = &w.platform.route(f.from, f.to);
+      r.checkpoint.latency = std::max(r.checkpoint.latency, f.route->latency);
+      if (f.bytes > 0) r.checkpoint.flows.push_back(f);
+    }
+  auto key = std::make_pair(l.job, l.attempt);
+  auto [it, inserted] = w.runs.emplace(key, std::move(run));
+  if (!inserted) throw std::logic_error("sim: job " + r.name + " was launched twice");
+  r.actor = sg4::Actor::create("job/" + r.name, w.platform.mgmt(), JobActor(w, r));
+  return r;
+}
+
+std::int64_t progress(const JobRun& r) {
+  if (r.ff_start < 0 || r.iteration_time <= 0) return r.iterations;
+  const auto done = static_cast<std::int64_t>(std::floor((now() - r.ff_start) / r.iteration_time));
+  return r.iterations + std::min(r.ff_target - r.iterations, done);
+}
+
+void strike(World& w, const std::vector<sg4::Host*>& hosts, const std::vector<int>& cables, const std::string& cause) {
+  auto uses_cable = [&](const FlowGroup& g) {
+    for (const Flow& f : g.flows)
+      for (int c : w.platform.route(f.from, f.to).cables)
+        if (std::find(cables.begin(), cables.end(), c) != cables.end()) return true;
+    return false;
+  };
+  auto hit = [&](const JobRun& r) {
+    for (sg4::Host* h : r.hosts)
+      if (std::find(hosts.begin(), hosts.end(), h) != hosts.end()) return true;
+    if (r.phase != JobRun::Phase::Training || cables.empty()) return false;
+    for (const FlowStep& s : r.steps)
+      for (const FlowGroup& g : s.groups)
+        if (uses_cable(g)) return true;
+    return uses_cable(r.checkpoint);
+  };
+  for (auto& [key, run] : w.runs) {
+    JobRun& r = *run;
+    if (r.fault || (r.phase != JobRun::Phase::Starting && r.phase != JobRun::Phase::Training) || !hit(r)) continue;
+    if (r.phase == JobRun::Phase::Training)  // exact progress first, whichever event the controller hears next
+      w.post(JobProgress{r.launch.job, r.launch.attempt, progress(r),
+                         r.iteration_time > 0 ? Seconds(r.iteration_time) : r.launch.plan.predicted_iteration});
+    r.fault = cause;
+    cancel_all(r.inflight);  // its wait throws: it stalls
+    if (r.wake) r.wake->release();
+  }
+}
+
+void kill_job(World& w, JobRun& r) {
+  if (r.phase == JobRun::Phase::Completed || r.phase == JobRun::Phase::Killed) return;
+  if (r.phase == JobRun::Phase::Stalled) {  // its actor already ended after posting JobStalled
+    r.phase = JobRun::Phase::Killed;
+    return;
+  }
+  const bool was_training = r.phase == JobRun::Phase::Training;
+  r.phase = JobRun::Phase::Killed;
+  r.wake = nullptr;
+  // An actor killed inside a wait on several activities gets woken again by the others once they end (SimGrid 3.32
+  // reschedules the dead actor: "The Impossible Did Happen"). So one that waits on activities is stopped by cancelling
+  // them: it wakes with an exception, sees Killed and returns. One that sleeps is simply killed.
+  if (!r.inflight.waiting.empty())
+    cancel_all(r.inflight);
+  else
+    r.actor->kill();
+  if (r.load) r.load->stop();
+  if (was_training) w.cluster_changed();
+}
+
+}  // namespace tt::sim

@@ -1,0 +1,87 @@
+#include "sim/load.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <simgrid/Exception.hpp>
+#include <simgrid/s4u.hpp>
+
+namespace sg4 = simgrid::s4u;
+
+namespace tt::sim {
+
+namespace {
+
+// Blocks until the flows end or are cancelled. (Suspending the actor would not do: SimGrid suspends the activities
+// of a suspended actor.)
+void wait_quietly(const std::vector<sg4::CommPtr>& comms) {
+  for (const auto& c : comms) {
+    try {
+      c->wait();
+    } catch (const simgrid::Exception&) {  // cancelled by stop(), or a host or link of the flow went down
+    }
+  }
+}
+
+}  // namespace
+
+FastForwardLoad::FastForwardLoad(const std::string& tag, const std::vector<LoadEdge>& edges, double iteration,
+                                 double duration)
+    : state_(std::make_shared<State>()) {
+  std::map<sg4::Host*, std::vector<std::pair<sg4::Mailbox*, double>>> sends;  // by source: (mailbox, rate)
+  std::map<sg4::Host*, std::vector<sg4::Mailbox*>> receives;                  // by destination
+  for (std::size_t k = 0; k < edges.size(); ++k) {
+    auto* mb = sg4::Mailbox::by_name(tag + "/" + std::to_string(k));
+    sends[edges[k].from].emplace_back(mb, edges[k].bytes_per_iteration / iteration);
+    receives[edges[k].to].push_back(mb);
+  }
+  // A hair short of the fast-forward, so that an uninterrupted one finds its flows over.
+  const double span = duration * (1 - 1e-7);
+  auto arm = [](State& st, std::size_t index, const std::vector<sg4::CommPtr>& comms) {
+    st.comms.insert(st.comms.end(), comms.begin(), comms.end());
+    st.armed[index] = 1;
+  };
+  for (auto& [host, mbs] : receives) {
+    const std::size_t index = state_->actors.size();
+    state_->armed.push_back(0);
+    state_->actors.push_back(sg4::Actor::create("ff-recv", host, [st = state_, index, mbs = mbs, arm] {
+      std::vector<void*> slots(mbs.size());
+      std::vector<sg4::CommPtr> comms;
+      for (std::size_t i = 0; i < mbs.size(); ++i) comms.push_back(mbs[i]->get_async(&slots[i]));
+      arm(*st, index, comms);
+      wait_quietly(comms);
+    }));
+  }
+  for (auto& [host, out] : sends) {
+    const std::size_t index = state_->actors.size();
+    state_->armed.push_back(0);
+    state_->actors.push_back(sg4::Actor::create("ff-send", host, [st = state_, index, out = out, span, arm] {
+      static int token;
+      std::vector<sg4::CommPtr> comms;
+      for (const auto& [mb, rate] : out) {
+        const double bytes = std::clamp(std::floor(rate * span), 1.0, 1.8e19);
+        auto c = mb->put_init(&token, static_cast<std::uint64_t>(bytes))->set_rate(rate);
+        c->start();
+        comms.push_back(c);
+      }
+      arm(*st, index, comms);
+      wait_quietly(comms);
+    }));
+  }
+}
+
+FastForwardLoad::~FastForwardLoad() = default;
+
+void FastForwardLoad::stop() {
+  State& st = *state_;
+  if (st.stopped) return;
+  st.stopped = true;
+  for (auto& c : st.comms)
+    if (c->get_finish_time() < 0) c->cancel();
+  for (std::size_t i = 0; i < st.actors.size(); ++i)
+    if (!st.armed[i]) st.actors[i]->kill();
+  st.comms.clear();
+  st.actors.clear();
+}
+
+}  // namespace tt::sim

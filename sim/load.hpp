@@ -1,0 +1,42 @@
+// The network load a fast-forwarding job keeps on the fabric (job.hpp): one flow per GPU pair of its rings, capped
+// at the pair's average rate over an iteration, so that jobs measuring meanwhile still see the contention.
+// Direct host-to-host comms ignore Comm::set_rate in SimGrid 3.32, so capped flows go through mailboxes between a
+// sender actor on each source GPU and a receiver actor on each destination GPU. Flows are sized to end with an
+// uninterrupted fast-forward; stop() cancels what is left (an interruption) and kills actors that had not started.
+#pragma once
+
+#include <memory>
+#include <simgrid/s4u/Actor.hpp>
+#include <simgrid/s4u/Comm.hpp>
+#include <string>
+#include <vector>
+
+namespace tt::sim {
+
+struct LoadEdge {  // a GPU pair of the job and the bytes it carries per iteration
+  simgrid::s4u::Host* from;
+  simgrid::s4u::Host* to;
+  double bytes_per_iteration;
+};
+
+class FastForwardLoad {
+ public:
+  // Starts the flows for `duration` seconds of iterations of `iteration` seconds. `tag` names the mailboxes: unique
+  // per job attempt.
+  FastForwardLoad(const std::string& tag, const std::vector<LoadEdge>& edges, double iteration, double duration);
+  ~FastForwardLoad();
+  FastForwardLoad(const FastForwardLoad&) = delete;
+  FastForwardLoad& operator=(const FastForwardLoad&) = delete;
+  void stop();  // call from an actor; idempotent
+
+ private:
+  struct State {
+    std::vector<simgrid::s4u::CommPtr> comms;
+    std::vector<simgrid::s4u::ActorPtr> actors;
+    std::vector<char> armed;  // by actor: its flows are started (they end or get cancelled: no kill needed)
+    bool stopped = false;
+  };
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace tt::sim

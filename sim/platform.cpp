@@ -1,0 +1,251 @@
+#include "sim/platform.hpp"
+
+#include <boost/graph/breadth_first_search.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <simgrid/kernel/routing/NetPoint.hpp>
+#include <simgrid/kernel/routing/NetZoneImpl.hpp>
+#include <simgrid/s4u.hpp>
+#include <simgrid/version.h>
+#include <stdexcept>
+#include <unordered_map>
+#include <xbt/log.h>
+
+namespace sg4 = simgrid::s4u;
+namespace kr = simgrid::kernel::routing;
+
+namespace tt::sim {
+
+std::map<std::string, std::string> pin_network_model() {
+  xbt_log_control_set("xbt_cfg.thres:warning");  // one line per setting otherwise
+  static const std::pair<const char*, const char*> kSettings[] = {
+      {"network/model", "CM02"},            // max-min sharing, no TCP factors (LV08 applies 0.97 x bw, 13.01 x lat)
+      {"network/crosstraffic", "0"},        // full duplex is explicit: one link per direction
+      {"network/bandwidth-factor", "1"},    //
+      {"network/latency-factor", "1"},      // links carry no latency anyway (see platform.hpp)
+      {"network/weight-S", "0"},            // no RTT weighting of shares
+      {"network/TCP-gamma", "0"},           // no window bound gamma / (2 x latency) on a flow's rate
+      {"network/optim", "Lazy"},            //
+      {"cpu/model", "Cas01"},               //
+      {"cpu/optim", "Lazy"},                //
+      {"surf/precision", "1e-09"},          // timing precision (s)
+      {"maxmin/precision", "1e-05"},        // sharing precision
+  };
+  std::map<std::string, std::string> pinned;
+  for (const auto& [name, value] : kSettings) {
+    sg4::Engine::set_config(std::string(name) + ":" + value);
+    pinned[name] = value;
+  }
+  int major = 0, minor = 0, patch = 0;
+  sg_version_get(&major, &minor, &patch);
+  pinned["simgrid_version"] = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+  pinned["routing"] = "topology fewest-hops paths, ECMP-hashed per host pair";
+  pinned["latency"] = "analytic: links carry bandwidth only; a collective step adds its alpha terms";
+  return pinned;
+}
+
+// Serves routes from the topology instead of a shortest-path table (see platform.hpp).
+class TopologyZone final : public kr::NetZoneImpl {
+ public:
+  TopologyZone(const std::string& name, Platform::Impl& platform) : NetZoneImpl(name), platform_(platform) {}
+  void get_local_route(const kr::NetPoint* src, const kr::NetPoint* dst, kr::Route* into, double* latency) override;
+
+ private:
+  Platform::Impl& platform_;
+};
+
+struct Platform::Impl {
+  const Topology& topo;
+  TopologyZone* zone = nullptr;
+  std::vector<sg4::Host*> gpus;                           // by global GPU index
+  std::unordered_map<const sg4::Host*, VertexId> vertex_of_host;
+  std::unordered_map<const kr::NetPoint*, VertexId> vertex_of_point;
+  std::vector<std::array<sg4::Link*, 2>> links;           // by cable: [0] source->target, [1] target->source
+  std::vector<int> down;                                  // by cable: nested downs
+  sg4::Host* storage = nullptr;
+  sg4::Host* mgmt = nullptr;
+  std::uint64_t generation = 0;                           // bumped when a cable changes state
+  struct RouteState {
+    Route route;
+    std::uint64_t generation = 0;
+    bool preferred = false;  // the pair's first choice, taken while all of its cables are up
+  };
+  mutable std::unordered_map<std::uint64_t, RouteState> routes;  // nodes never move: Route addresses are stable
+
+  explicit Impl(const Topology& t) : topo(t) {}
+
+  const Route& route_between(VertexId from, VertexId to) const {
+    const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint64_t>(to);
+    auto [it, fresh] = routes.try_emplace(key);
+    RouteState& st = it->second;
+    if (!fresh && st.generation == generation) return st.route;
+    if (!fresh && st.preferred && all_up(st.route)) {
+      st.generation = generation;
+      return st.route;
+    }
+    auto [path, preferred] = choose(from, to, key);
+    st.route = Route{};
+    for (const Hop& hop : path) {
+      const LinkProps& props = topo.graph()[hop.edge];
+      st.route.cables.push_back(props.id);
+      st.route.links.push_back(links[props.id][hop.forward ? 0 : 1]);
+      st.route.latency += props.latency;
+    }
+    st.generation = generation;
+    st.preferred = preferred;
+    return st.route;
+  }
+
+  bool all_up(const Route& r) const {
+    return std::all_of(r.cables.begin(), r.cables.end(), [&](int c) { return down[c] == 0; });
+  }
+
+  // The first of a few ECMP-hashed fewest-hops paths that does not pass through the storage target (a tie can run
+  // leaf -> storage -> leaf, which no fabric routes over) and, when one exists, avoids down cables (the fabric routes
+  // around a failed link when an equal-cost alternative exists; a GPU's own NIC cable has none). Returns the path and
+  // whether it is the pair's first choice.
+  std::pair<Path, bool> choose(VertexId from, VertexId to, std::uint64_t key) const {
+    std::optional<Path> first;
+    for (std::uint64_t attempt = 0; attempt < 16; ++attempt) {
+      Path p = topo.ecmp_path(from, to, spread(key + attempt * 0x9e3779b97f4a7c15ULL));
+      if (transits_storage(p, from)) continue;
+      const bool up = std::all_of(p.begin(), p.end(), [&](const Hop& h) { return down[topo.graph()[h.edge].id] == 0; });
+      if (!first) first = p;
+      if (up) {
+        const bool preferred = p == *first;
+        return {std::move(p), preferred};
+      }
+    }
+    if (first) return {std::move(*first), true};
+    return {topo.path(from, to), true};
+  }
+
+  bool transits_storage(const Path& p, VertexId from) const {
+    const auto& g = topo.graph();
+    VertexId v = from;
+    for (std::size_t i = 0; i + 1 < p.size(); ++i) {
+      v = p[i].forward ? boost::target(p[i].edge, g) : boost::source(p[i].edge, g);
+      if (g[v].kind == VertexKind::Storage) return true;
+    }
+    return false;
+  }
+
+  static std::uint64_t spread(std::uint64_t x) {  // splitmix64; never 0 (0 asks ecmp_path for the first tie)
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return (x ^ (x >> 31)) | 1;
+  }
+
+  void check_simulable() const {
+    if (topo.total_gpus() == 0) throw std::invalid_argument("topology \"" + topo.name() + "\" has no GPU");
+    if (topo.gpu().dense_bf16.value <= 0)
+      throw std::invalid_argument("topology \"" + topo.name() + "\": GPU " + topo.gpu().name + " has no bf16 peak");
+    const auto& g = topo.graph();
+    std::vector<int> dist(boost::num_vertices(g), -1);
+    const VertexId root = topo.gpu_vertex(0, 0);
+    dist[root] = 0;
+    boost::breadth_first_search(
+        g, root, boost::visitor(boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge()))));
+    for (VertexId v = 0; v < dist.size(); ++v)
+      if (dist[v] < 0 && (g[v].kind == VertexKind::Gpu || g[v].kind == VertexKind::Storage))
+        throw std::invalid_argument("topology \"" + topo.name() + "\": " + g[v].name + " cannot reach " +
+                                    g[root].name);
+    for (EdgeId e : topo.edges())
+      if (g[e].bandwidth.value <= 0)
+        throw std::invalid_argument("topology \"" + topo.name() + "\": link " + g[e].name + " has no bandwidth");
+  }
+
+  void set_cable(int cable, bool on) {
+    for (sg4::Link* l : links[cable]) {
+      if (on)
+        l->turn_on();
+      else
+        l->turn_off();
+    }
+  }
+};
+
+void TopologyZone::get_local_route(const kr::NetPoint* src, const kr::NetPoint* dst, kr::Route* into, double*) {
+  const Route& r = platform_.route_between(platform_.vertex_of_point.at(src), platform_.vertex_of_point.at(dst));
+  for (sg4::Link* l : r.links) into->link_list_.push_back(l->get_impl());
+}
+
+Platform::Platform(const Topology& topology) : impl_(std::make_unique<Impl>(topology)) {
+  Impl& p = *impl_;
+  p.check_simulable();
+  const auto& g = topology.graph();
+  p.zone = new TopologyZone("traintwin", p);  // owned by the engine
+  sg4::NetZone* zone = p.zone->get_iface();
+
+  const double gpu_speed = topology.gpu().dense_bf16.value;
+  for (VertexId v = 0; v < boost::num_vertices(g); ++v) {
+    const VertexProps& props = g[v];
+    kr::NetPoint* point = nullptr;
+    if (props.kind == VertexKind::Gpu || props.kind == VertexKind::Storage) {
+      sg4::Host* host = zone->create_host(props.name, props.kind == VertexKind::Gpu ? gpu_speed : 1e9);
+      p.vertex_of_host[host] = v;
+      point = host->get_netpoint();
+      if (props.kind == VertexKind::Storage) p.storage = host;
+    } else {
+      point = zone->create_router(props.name);
+    }
+    p.vertex_of_point[point] = v;
+  }
+  p.gpus.resize(topology.total_gpus());
+  for (int node = 0; node < static_cast<int>(topology.nodes().size()); ++node)
+    for (int local = 0; local < topology.gpus_per_node(); ++local) {
+      auto* host = sg4::Host::by_name(g[topology.gpu_vertex(node, local)].name);
+      p.gpus[node * topology.gpus_per_node() + local] = host;
+    }
+
+  p.links.resize(topology.edges().size());
+  p.down.assign(topology.edges().size(), 0);
+  for (std::size_t i = 0; i < topology.edges().size(); ++i) {
+    const LinkProps& props = g[topology.edges()[i]];
+    for (int dir = 0; dir < 2; ++dir)
+      p.links[i][dir] = zone->create_link(props.name + (dir == 0 ? ">" : "<"), props.bandwidth.value)->seal();
+  }
+  p.mgmt = zone->create_host("(mgmt)", 1e9);
+  zone->seal();
+}
+
+Platform::~Platform() = default;
+
+const Topology& Platform::topology() const { return impl_->topo; }
+sg4::Host* Platform::gpu(int global_gpu) const { return impl_->gpus.at(global_gpu); }
+sg4::Host* Platform::storage() const { return impl_->storage; }
+sg4::Host* Platform::mgmt() const { return impl_->mgmt; }
+
+const Route& Platform::route(const sg4::Host* from, const sg4::Host* to) const {
+  return impl_->route_between(impl_->vertex_of_host.at(from), impl_->vertex_of_host.at(to));
+}
+
+void Platform::cable_down(int cable) {
+  if (impl_->down.at(cable)++ > 0) return;
+  impl_->set_cable(cable, false);
+  ++impl_->generation;
+}
+
+void Platform::cable_up(int cable) {
+  if (impl_->down.at(cable) == 0 || --impl_->down[cable] > 0) return;
+  impl_->set_cable(cable, true);
+  ++impl_->generation;
+}
+
+bool Platform::cable_is_up(int cable) const { return impl_->down.at(cable) == 0; }
+
+sg4::Link* Platform::link(int cable, bool forward) const { return impl_->links.at(cable)[forward ? 0 : 1]; }
+
+std::vector<int> Platform::node_cables(int node) const {
+  const Topology& t = impl_->topo;
+  std::vector<int> cables;
+  for (VertexId v : t.nodes().at(node).gpus)
+    for (auto [it, end] = boost::out_edges(v, t.graph()); it != end; ++it) cables.push_back(t.graph()[*it].id);
+  std::sort(cables.begin(), cables.end());
+  cables.erase(std::unique(cables.begin(), cables.end()), cables.end());
+  return cables;
+}
+
+}  // namespace tt::sim

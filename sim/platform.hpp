@@ -1,0 +1,77 @@
+// Platform: the one file that turns a tt::Topology into SimGrid resources (the 3.32 zone API is deprecated in 4.x,
+// so an upgrade touches platform.cpp only). Requires a live s4u::Engine on which pin_network_model() was applied and
+// no platform yet; the Topology must outlive the Platform. Routes, cable state and hosts are only valid inside the run.
+//
+//            spine0 ........ spineS ---- storage         one zone "traintwin"; every vertex keeps its topology name
+//            /    \          /    \                      GPU      -> host, speed = GPU dense bf16 peak
+//        leaf ... leaf    leaf ... leaf                  switches -> routers (NVSwitch, leaf, spine)
+//         |  \      |      |                             storage  -> host "storage"
+//   n0/gpu0 ... n0/gpu7  n1/gpu0 ...                     cable a~b -> links "a~b>" (a->b) and "a~b<" (b->a): full duplex
+//        \       /                                       mgmt     -> host with no link (controller, jobs, faults)
+//      [n0/nvswitch]
+//
+// Routing: the route between two hosts is the topology's own fewest-hops path, with ties spread ECMP-style by a hash
+// of the endpoints (Topology::ecmp_path), never through the storage target. A shortest-path zone (Dijkstra) would
+// break ties the same way for every pair and funnel all traffic between two leaf groups through one spine.
+// Links carry bandwidth only (zero latency in SimGrid): with CM02 a flow's share of a link is inversely proportional
+// to its route latency (RTT-unfair, TCP-like); InfiniBand/RoCE fabrics share closer to max-min fair. Latency is added
+// analytically by the collectives (alpha per step, sim/collective.hpp) from route().latency.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/model/units.hpp"
+#include "core/topo/topology.hpp"
+
+namespace simgrid::s4u {
+class Host;
+class Link;
+}  // namespace simgrid::s4u
+
+namespace tt::sim {
+
+// Sets SimGrid's network model and factors so that a flow gets exactly its max-min share of link bandwidth (CM02, no
+// cross-traffic, unit factors, no TCP window bound, no RTT weighting). Call after creating the Engine, before any
+// platform. Returns the settings for the report, with "simgrid_version".
+std::map<std::string, std::string> pin_network_model();
+
+struct Route {
+  std::vector<simgrid::s4u::Link*> links;  // in order, each in the direction crossed
+  std::vector<int> cables;                 // the topology edge (index in Topology::edges()) of each hop
+  Seconds latency;                         // sum of the cables' latencies
+};
+
+class Platform {
+ public:
+  explicit Platform(const Topology& topology);  // throws std::invalid_argument if the topology cannot be simulated
+  ~Platform();
+  Platform(const Platform&) = delete;
+  Platform& operator=(const Platform&) = delete;
+
+  const Topology& topology() const;
+  simgrid::s4u::Host* gpu(int global_gpu) const;  // node * gpus_per_node + local
+  simgrid::s4u::Host* storage() const;            // nullptr when the topology has no storage
+  simgrid::s4u::Host* mgmt() const;
+  // The route SimGrid uses now from one GPU/storage host to another. The object for a pair lives as long as the
+  // Platform; its content changes when cables go down or up (an equal-hop path avoiding down cables, if any).
+  const Route& route(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to) const;
+
+  // Fault injection (call from an actor). Downs nest: a cable is up again when every cable_down() was matched by a
+  // cable_up(). A down cable turns off both of its links; flows crossing it fail.
+  void cable_down(int cable);
+  void cable_up(int cable);
+  bool cable_is_up(int cable) const;
+  simgrid::s4u::Link* link(int cable, bool forward) const;  // forward: source(edge) -> target(edge)
+  // Cables attached to the node's GPUs (NVLink and NIC cables): a crashed node takes them down with it.
+  std::vector<int> node_cables(int node) const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace tt::sim

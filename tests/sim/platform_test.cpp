@@ -1,0 +1,59 @@
+// The platform: SimGrid's routes are the topology's fewest-hops paths, spread over parallel spines; cables are full
+// duplex; the network model is pinned.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <simgrid/s4u.hpp>
+
+#include "sim/isolated.hpp"
+#include "sim/session.hpp"
+#include "tests/sim/sim_fixtures.hpp"
+
+using namespace tt;
+
+TEST_CASE("sim: SimGrid routes have the hop count of Topology::path and spread over spines", "[sim]") {
+  // Two leaf groups of 4 nodes x 8 GPUs, 8 spines.
+  Topology topo = make_rail_optimized(tt::testing::fabric(8, 8, 4));
+  auto j = nlohmann::json::parse(sim::run_isolated([&] {
+    sim::Session session(topo);
+    sim::Platform& p = session.platform();
+    nlohmann::json out = nlohmann::json::array();
+    std::set<std::string> spines_used;
+    const std::vector<std::pair<int, int>> pairs = {{0, 8}, {0, 1}, {0, 9}, {0, 32}, {5, 47}, {63, 0}, {12, 50}};
+    for (auto [a, b] : pairs) {
+      std::vector<simgrid::s4u::Link*> links;
+      double latency = 0;
+      p.gpu(a)->route_to(p.gpu(b), links, &latency);
+      const sim::Route& r = p.route(p.gpu(a), p.gpu(b));
+      Path path = topo.path(topo.gpu_vertex(a / 8, a % 8), topo.gpu_vertex(b / 8, b % 8));
+      out.push_back({{"pair", {a, b}},
+                     {"simgrid_hops", links.size()},
+                     {"same_links", links == r.links},
+                     {"topology_hops", path.size()},
+                     {"latency", r.latency.value},
+                     {"cables_latency", [&] {
+                        double sum = 0;
+                        for (int c : r.cables) sum += topo.link(c).latency.value;
+                        return sum;
+                      }()}});
+    }
+    // Every GPU of group 0 to its rail peer in group 1: the flows should not all take one spine.
+    for (int node = 0; node < 4; ++node)
+      for (int local = 0; local < 8; ++local) {
+        const sim::Route& r = p.route(p.gpu(node * 8 + local), p.gpu((node + 4) * 8 + local));
+        for (auto* l : r.links)
+          if (l->get_name().find("spine") != std::string::npos)
+            spines_used.insert(l->get_name().substr(l->get_name().find("spine")));
+      }
+    return nlohmann::json{{"pairs", out}, {"spine_links", spines_used.size()}}.dump();
+  }));
+  for (const auto& pair : j["pairs"]) {
+    INFO(pair.dump());
+    CHECK(pair["simgrid_hops"] == pair["topology_hops"]);
+    CHECK(pair["same_links"] == true);
+    // Ties may pick another fewest-hops path than Topology::path() (e.g. through a spine instead of NVLink), so the
+    // latency is that of the route's own cables.
+    CHECK(pair["latency"].get<double>() == Approx(pair["cables_latency"].get<double>()));
+  }
+  CHECK(j["spine_links"].get<int>() > 2);
+}
