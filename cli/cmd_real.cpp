@@ -24,7 +24,7 @@ struct RealOptions {
   double time_scale = 1.0;
   int metrics_port = -1;
   std::string compute = "attention";
-  double heartbeat_timeout = 3.0;
+  double heartbeat_timeout = 1.0;
   std::uint64_t seed = 0;
   CLI::Option* seed_opt = nullptr;
   bool quiet = false;

@@ -403,7 +403,7 @@ class Loop {
     a->iterations = l.iterations;
     a->job_dir = opt_.run_dir / job_dir_name(sc_, l.job);
     make_private_dirs(a->job_dir);
-    if (opt_.before_launch) opt_.before_launch(a->job_dir, l.job, l.attempt);
+    if (opt_.before_launch) opt_.before_launch(a->job_dir, l);
 
     RestorePoint rp = choose_restore(a->job_dir, a->world, l.start_iteration);
     for (const auto& why : rp.refused) log(spec.name + ": " + why);

