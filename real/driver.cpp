@@ -2,6 +2,7 @@
 
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -146,7 +147,7 @@ class Loop {
         for (auto& r : a->ranks)
           if (!r.exited) {
             live = true;
-            if (!a->reported) wake = std::min(wake, r.last_heard + opt_.heartbeat_timeout);
+            if (!a->reported && r.report) wake = std::min(wake, r.last_heard + opt_.heartbeat_timeout);
           }
       if (!live && !ctl_.next_deadline() && next_fault_ >= faults_.size()) {
         log("nothing left to happen: no worker runs, no timer or fault is pending");
@@ -346,6 +347,9 @@ class Loop {
       if (a.killed || a.reported) continue;
       for (auto& r : a.ranks) {
         if (r.exited || t - r.last_heard <= opt_.heartbeat_timeout) continue;
+        drain(a, r);  // what it sent while this loop was busy elsewhere counts
+        if (a.killed || a.reported) break;
+        if (r.exited || !r.report || t - r.last_heard <= opt_.heartbeat_timeout) continue;  // no pipe: it is exiting
         const std::string cause = "rank " + std::to_string(r.rank) + " on " + node_name(r.node) +
                                   " sent no heartbeat for " + fmt(t - r.last_heard) + " s real (hung)";
         log(who(a, r) + ": " + cause);
@@ -561,12 +565,20 @@ RunStats run(const Scenario& scenario, Controller& controller, const Options& op
   make_compute_step(options.compute, Workload{1, 16, 8, 3 * 16 * 8});  // rejects an unknown or unbuilt one now
 
   RunStats stats;
+  rusage before{};
+  if (::getrusage(RUSAGE_SELF, &before) != 0) throw_errno("getrusage RUSAGE_SELF");
+  const double cpu_before =
+      (before.ru_utime.tv_sec + before.ru_stime.tv_sec) + (before.ru_utime.tv_usec + before.ru_stime.tv_usec) * 1e-6;
   const double start = monotonic_seconds();
   {
     Loop loop(scenario, controller, options, stats);
     loop.run();
   }
   stats.wall_seconds = monotonic_seconds() - start;
+  rusage self{};
+  if (::getrusage(RUSAGE_SELF, &self) != 0) throw_errno("getrusage RUSAGE_SELF");
+  stats.driver_cpu_seconds = (self.ru_utime.tv_sec + self.ru_stime.tv_sec) +
+                             (self.ru_utime.tv_usec + self.ru_stime.tv_usec) * 1e-6 - cpu_before;
   stats.driver_info = {
       {"devices", "cpu:" + std::to_string(options.devices)},
       {"time_scale", fmt(options.time_scale, "%g")},

@@ -47,6 +47,7 @@ struct Options {
 
 struct RunStats {
   double wall_seconds = 0;
+  double driver_cpu_seconds = 0;    // user + system time of the driver process itself (workers excluded)
   long long controller_events = 0;  // events handed to Controller::handle (Timer included)
   int workers_started = 0;
   int metrics_port = 0;                            // the port the endpoint listened on (0: none)

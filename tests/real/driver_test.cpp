@@ -118,6 +118,8 @@ TEST_CASE("a small scenario runs through the real driver and writes report.json"
   CHECK(rec.jobs[0].measured_iteration.value >= 0.99 * rec.jobs[0].predicted_iteration.value);
   CHECK(rec.jobs[0].measured_iteration.value < 5 * rec.jobs[0].predicted_iteration.value);
   CHECK(wall < 30);
+  // No busy waiting: the driver sleeps in poll() between events.
+  CHECK(r.stats.driver_cpu_seconds < 0.3 * r.stats.wall_seconds);
 
   ReportFiles files = write_report(rec, (r.dir / "out").string());
   REQUIRE(files.paths.front() == (r.dir / "out" / "report.json").string());
