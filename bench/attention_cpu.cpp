@@ -7,11 +7,13 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
 
 #include "kernels/attention.hpp"
+#include "tests/kernels/random_tensor.hpp"
 
 namespace {
 
@@ -19,14 +21,8 @@ using tt::kernels::AttentionShape;
 
 template <typename T>
 std::vector<T> random_tensor(std::int64_t count, std::uint64_t seed) {
-  std::vector<T> x(static_cast<std::size_t>(count));
-  for (T& value : x) {
-    std::uint64_t z = (seed += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    value = static_cast<T>(static_cast<double>((z ^ (z >> 31)) >> 11) * 0x1.0p-53 * 2.0 - 1.0);
-  }
-  return x;
+  const std::vector<double> x = tt::kernels::test::normal_tensor(count, seed);
+  return std::vector<T>(x.begin(), x.end());
 }
 
 template <typename T>
@@ -44,33 +40,57 @@ struct Tensors {
   std::vector<T> q, k, v, d_o, o, lse, dq, dk, dv;
 };
 
-// Median seconds of `reps` runs after one warm-up run.
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// Wall and CPU (all threads) seconds of one run, each the median of `reps` runs after a warm-up run. On a machine
+// shared with other work, GFLOP per CPU second (per core) stays meaningful when the wall clock does not.
+struct Timing {
+  double wall_s;
+  double cpu_s;
+};
+
 template <typename Fn>
-double median_seconds(int reps, const Fn& fn) {
+Timing median_timing(int reps, const Fn& fn) {
   fn();
-  std::vector<double> times;
+  std::vector<double> wall, cpu;
   for (int r = 0; r < reps; ++r) {
     const auto start = std::chrono::steady_clock::now();
+    const double cpu_start = cpu_seconds();
     fn();
-    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    cpu.push_back(cpu_seconds() - cpu_start);
+    wall.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  std::sort(wall.begin(), wall.end());
+  std::sort(cpu.begin(), cpu.end());
+  return {wall[wall.size() / 2], cpu[cpu.size() / 2]};
 }
+
+struct Throughput {
+  Throughput(double flops, Timing t)
+      : ms(t.wall_s * 1e3), gflops(flops / t.wall_s * 1e-9), per_core(flops / t.cpu_s * 1e-9) {}
+  double ms;
+  double gflops;    // per wall second
+  double per_core;  // per CPU second
+  nlohmann::json to_json() const { return {{"ms", ms}, {"gflops", gflops}, {"gflops_per_core", per_core}}; }
+};
 
 struct Result {
   AttentionShape shape;
-  double forward_s, backward_s;
-  double forward_gflops, backward_gflops;
-  double reference_forward_gflops, reference_backward_gflops;
+  Throughput forward, backward, reference_forward, reference_backward;
+  double forward_speedup() const { return forward.gflops / reference_forward.gflops; }
+  double backward_speedup() const { return backward.gflops / reference_backward.gflops; }
 };
 
 Result measure(const AttentionShape& s, int threads, int reps) {
   Tensors<float> t(s);
-  const double forward_s = median_seconds(reps, [&] {
+  const Timing forward = median_timing(reps, [&] {
     tt::kernels::attention_forward_cpu(s, t.q.data(), t.k.data(), t.v.data(), t.o.data(), t.lse.data(), threads);
   });
-  const double backward_s = median_seconds(reps, [&] {
+  const Timing backward = median_timing(reps, [&] {
     tt::kernels::attention_backward_cpu(s, t.q.data(), t.k.data(), t.v.data(), t.o.data(), t.lse.data(), t.d_o.data(),
                                         t.dq.data(), t.dk.data(), t.dv.data(), threads);
   });
@@ -79,20 +99,18 @@ Result measure(const AttentionShape& s, int threads, int reps) {
   one.batch = 1;
   one.heads = 1;
   Tensors<double> r(one);
-  const double reference_forward_s = median_seconds(1, [&] {
+  const Timing reference_forward = median_timing(1, [&] {
     tt::kernels::attention_forward_reference(one, r.q.data(), r.k.data(), r.v.data(), r.o.data(), r.lse.data());
   });
-  const double reference_backward_s = median_seconds(1, [&] {
+  const Timing reference_backward = median_timing(1, [&] {
     tt::kernels::attention_backward_reference(one, r.q.data(), r.k.data(), r.v.data(), r.o.data(), r.d_o.data(),
                                               r.dq.data(), r.dk.data(), r.dv.data());
   });
   return {s,
-          forward_s,
-          backward_s,
-          s.forward_flops() / forward_s * 1e-9,
-          s.backward_flops() / backward_s * 1e-9,
-          one.forward_flops() / reference_forward_s * 1e-9,
-          one.backward_flops() / reference_backward_s * 1e-9};
+          {s.forward_flops(), forward},
+          {s.backward_flops(), backward},
+          {one.forward_flops(), reference_forward},
+          {one.backward_flops(), reference_backward}};
 }
 
 }  // namespace
@@ -121,10 +139,11 @@ int main(int argc, char** argv) {
   if (!json) {
     std::printf(
         "attention_cpu: fp32 tiled kernel on %d threads vs fp64 reference on 1 thread (timed on one (batch, "
-        "head) of each shape); median of %d runs\n",
+        "head) of each shape); median of %d runs; GFLOP/s per wall second and per CPU second (/core)\n",
         resolved_threads, reps);
-    std::printf("%5s %5s %6s %4s %6s | %9s %8s | %9s %8s | %8s %8s | %7s %7s\n", "batch", "heads", "seq", "dim",
-                "causal", "fwd ms", "GFLOP/s", "bwd ms", "GFLOP/s", "ref fwd", "ref bwd", "x fwd", "x bwd");
+    std::printf("%5s %5s %5s %4s %6s | %8s %7s %6s | %8s %7s %6s | %7s %7s | %5s %5s\n", "batch", "heads", "seq", "dim",
+                "causal", "fwd ms", "GFLOP/s", "/core", "bwd ms", "GFLOP/s", "/core", "ref fwd", "ref bwd", "x fwd",
+                "x bwd");
   }
   for (const int seq : seqs) {
     for (const int head_dim : head_dims) {
@@ -133,10 +152,11 @@ int main(int argc, char** argv) {
         const Result r = measure(s, threads, reps);
         results.push_back(r);
         if (!json) {
-          std::printf("%5d %5d %6d %4d %6s | %9.2f %8.1f | %9.2f %8.1f | %8.2f %8.2f | %7.0f %7.0f\n", s.batch, s.heads,
-                      s.seq, s.head_dim, s.causal ? "yes" : "no", r.forward_s * 1e3, r.forward_gflops,
-                      r.backward_s * 1e3, r.backward_gflops, r.reference_forward_gflops, r.reference_backward_gflops,
-                      r.forward_gflops / r.reference_forward_gflops, r.backward_gflops / r.reference_backward_gflops);
+          std::printf("%5d %5d %5d %4d %6s | %8.2f %7.1f %6.1f | %8.2f %7.1f %6.1f | %7.2f %7.2f | %5.0f %5.0f\n",
+                      s.batch, s.heads, s.seq, s.head_dim, s.causal ? "yes" : "no", r.forward.ms, r.forward.gflops,
+                      r.forward.per_core, r.backward.ms, r.backward.gflops, r.backward.per_core,
+                      r.reference_forward.gflops, r.reference_backward.gflops, r.forward_speedup(),
+                      r.backward_speedup());
         }
       }
     }
@@ -154,14 +174,12 @@ int main(int argc, char** argv) {
                                 {"seq", r.shape.seq},
                                 {"head_dim", r.shape.head_dim},
                                 {"causal", r.shape.causal},
-                                {"forward_ms", r.forward_s * 1e3},
-                                {"backward_ms", r.backward_s * 1e3},
-                                {"forward_gflops", r.forward_gflops},
-                                {"backward_gflops", r.backward_gflops},
-                                {"reference_forward_gflops", r.reference_forward_gflops},
-                                {"reference_backward_gflops", r.reference_backward_gflops},
-                                {"forward_speedup", r.forward_gflops / r.reference_forward_gflops},
-                                {"backward_speedup", r.backward_gflops / r.reference_backward_gflops}});
+                                {"forward", r.forward.to_json()},
+                                {"backward", r.backward.to_json()},
+                                {"reference_forward", r.reference_forward.to_json()},
+                                {"reference_backward", r.reference_backward.to_json()},
+                                {"forward_speedup", r.forward_speedup()},
+                                {"backward_speedup", r.backward_speedup()}});
     }
     std::printf("%s\n", out.dump(2).c_str());
   }

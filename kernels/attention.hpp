@@ -25,6 +25,7 @@ struct AttentionShape {
 // o: output; lse: log-sum-exp of each query row's scaled scores ([batch][heads][seq]), kept for the backward pass.
 void attention_forward_reference(const AttentionShape& s, const double* q, const double* k, const double* v,
                                  double* o, double* lse);
+// The reference backward applies the softmax Jacobian directly and does not read o.
 void attention_backward_reference(const AttentionShape& s, const double* q, const double* k, const double* v,
                                   const double* o, const double* d_o, double* dq, double* dk, double* dv);
 

@@ -1,6 +1,7 @@
 #include <Eigen/Core>
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <thread>
@@ -13,12 +14,18 @@ namespace tt::kernels {
 
 namespace {
 
+// Tile sizes: 128 x 128 ran fastest of 64..256 (one AVX-512 core, CPU time): larger tiles amortise Eigen's packing of
+// the operands, smaller ones waste less on the causal diagonal.
 constexpr int kQueryTile = 128;  // rows of Q (and of O, dO, dQ) per tile
-constexpr int kKeyTile = 64;     // rows of K and V (and of dK, dV) per tile
-// The backward runs one thread per (batch, head) over all its tile pairs (5 products per pair) when there are at least
-// this many (batch, head) slices per thread; otherwise it splits into a dK/dV pass over key tiles and a dQ pass over
-// query tiles (7 products per pair, but parallel over tiles). Both give the same bits: see backward_tile_pair.
-constexpr int kFusedSlicesPerThread = 2;
+constexpr int kKeyTile = 128;    // rows of K and V (and of dK, dV) per tile
+
+// The backward either runs one thread per (batch, head) over all its tile pairs, 5 products per pair ("fused"), or
+// splits into a dK/dV pass over key tiles and a dQ pass over query tiles, 7 products per pair but spread evenly over
+// the threads ("split"). Both give the same bits (see backward_tile_pair), so the choice is by speed alone.
+bool fused_backward_is_faster(int slices, int threads) {
+  const int rounds = (slices + threads - 1) / threads;
+  return rounds * 5 * threads <= slices * 7;
+}
 
 using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 using ConstTile = Eigen::Map<const RowMajor>;
@@ -251,7 +258,7 @@ void attention_backward_cpu(const AttentionShape& s, const float* q, const float
   });
   const BackwardInputs in{q, k, v, lse, d_o, d_rows.data()};
   const BackwardOutputs out{dq, dk, dv};
-  if (g.slices >= resolve_threads(threads) * kFusedSlicesPerThread) {
+  if (fused_backward_is_faster(g.slices, resolve_threads(threads))) {
     backward_fused(g, in, out, threads);
   } else {
     backward_split(g, in, out, threads);

@@ -22,6 +22,17 @@ TT_HOST_DEVICE constexpr T neg_inf() {
   return -static_cast<T>(INFINITY);
 }
 
+// a * b + c, fused where the hardware has it. Written out rather than left to the compiler's contraction (the kernels
+// build with -ffp-contract=off) so that every compiled copy of a loop rounds alike.
+TT_HOST_DEVICE inline float tile_fma(float a, float b, float c) {
+#if defined(__CUDA_ARCH__) || defined(__FMA__)
+  return fmaf(a, b, c);
+#else
+  return a * b + c;
+#endif
+}
+TT_HOST_DEVICE inline double tile_fma(double a, double b, double c) { return a * b + c; }
+
 // exp for float without a library call, so that a loop over a row vectorises on the host (glibc's expf does not
 // without -ffast-math, which would also drop the -inf masking). Cephes' polynomial: relative error ~2 ulp; exactly 0
 // below -87.3 and at -inf, exactly 1 at 0. On the device it is the hardware exponential.
@@ -32,14 +43,14 @@ TT_HOST_DEVICE inline float tile_exp(float x) {
   const float xc = x < -88.0f ? -88.0f : (x > 88.0f ? 88.0f : x);
   const float t = xc * 1.44269504088896341f;
   const float n = (t + 12582912.0f) - 12582912.0f;  // round to nearest: 1.5 * 2^23 pushes the fraction out
-  const float f = (xc - n * 0.693359375f) - n * -2.12194440e-4f;
+  const float f = tile_fma(n, 2.12194440e-4f, tile_fma(n, -0.693359375f, xc));  // x - n ln 2, ln 2 split in two
   float y = 1.9875691500e-4f;
-  y = y * f + 1.3981999507e-3f;
-  y = y * f + 8.3334519073e-3f;
-  y = y * f + 4.1665795894e-2f;
-  y = y * f + 1.6666665459e-1f;
-  y = y * f + 5.0000001201e-1f;
-  y = y * f * f + f + 1.0f;
+  y = tile_fma(y, f, 1.3981999507e-3f);
+  y = tile_fma(y, f, 8.3334519073e-3f);
+  y = tile_fma(y, f, 4.1665795894e-2f);
+  y = tile_fma(y, f, 1.6666665459e-1f);
+  y = tile_fma(y, f, 5.0000001201e-1f);
+  y = tile_fma(y, f * f, f + 1.0f);
   const std::int32_t bits = (static_cast<std::int32_t>(n) + 127) << 23;
   float two_n;
   std::memcpy(&two_n, &bits, sizeof two_n);
@@ -86,8 +97,8 @@ TT_HOST_DEVICE inline T row_dot(const T* a, const T* b, int d) {
   T lane[kReduceLanes] = {};
   int k = 0;
   for (; k + kReduceLanes <= d; k += kReduceLanes)
-    for (int u = 0; u < kReduceLanes; ++u) lane[u] += a[k + u] * b[k + u];
-  for (int u = 0; k + u < d; ++u) lane[u] += a[k + u] * b[k + u];
+    for (int u = 0; u < kReduceLanes; ++u) lane[u] = tile_fma(a[k + u], b[k + u], lane[u]);
+  for (int u = 0; k + u < d; ++u) lane[u] = tile_fma(a[k + u], b[k + u], lane[u]);
   for (int width = kReduceLanes / 2; width > 0; width /= 2)
     for (int u = 0; u < width; ++u) lane[u] += lane[u + width];
   return lane[0];
@@ -105,7 +116,7 @@ TT_HOST_DEVICE inline T online_softmax_row(T* s, int n, int valid, T scale, T& m
     for (int j = 0; j < n; ++j) s[j] = T(0);
     return T(1);
   }
-  for (int j = 0; j < valid; ++j) s[j] = tile_exp(s[j] * scale - m_new);
+  for (int j = 0; j < valid; ++j) s[j] = tile_exp(tile_fma(s[j], scale, -m_new));
   for (int j = valid; j < n; ++j) s[j] = T(0);
   const T alpha = tile_exp(m - m_new);
   l = l * alpha + row_sum(s, valid);
@@ -133,7 +144,7 @@ TT_HOST_DEVICE inline T finalize_row(T* acc, int d, T m, T l) {
 // Backward: the probabilities recomputed from the forward's lse, P = exp(scale * s - lse) in place (0 past `valid`).
 template <typename T>
 TT_HOST_DEVICE inline void recompute_probs_row(T* s, int n, int valid, T scale, T lse) {
-  for (int j = 0; j < valid; ++j) s[j] = tile_exp(s[j] * scale - lse);
+  for (int j = 0; j < valid; ++j) s[j] = tile_exp(tile_fma(s[j], scale, -lse));
   for (int j = valid; j < n; ++j) s[j] = T(0);
 }
 

@@ -8,6 +8,10 @@ namespace sg4 = simgrid::s4u;
 namespace tt::sim {
 
 std::vector<double> wait_all(const std::vector<sg4::ActivityPtr>& batch, InFlight& inflight) {
+  if (inflight.cancelled) {
+    for (auto& a : batch) a->cancel();
+    throw Cancelled{};
+  }
   std::vector<double> finish(batch.size(), -1);
   std::vector<std::size_t> index(batch.size());
   std::iota(index.begin(), index.end(), 0);
@@ -23,7 +27,8 @@ std::vector<double> wait_all(const std::vector<sg4::ActivityPtr>& batch, InFligh
   try {
     while (!pending.empty()) {
       ssize_t first = sg4::Activity::wait_any(pending);
-      pending[first]->wait();  // already over: a no-op, or the failure
+      if (inflight.cancelled) throw Cancelled{};  // woken by the end of an activity, but stopped meanwhile
+      pending[first]->wait();                     // already over: a no-op, or the failure
       done(first);
       // Flows of one ring usually end together: collect every activity already over without another wait_any.
       for (std::size_t k = pending.size(); k-- > 0;)
@@ -33,7 +38,7 @@ std::vector<double> wait_all(const std::vector<sg4::ActivityPtr>& batch, InFligh
         }
     }
   } catch (const simgrid::ForcefulKillException&) {
-    throw;  // the owner is being killed: its killer cancels what is in flight
+    throw;  // never cancel from a dying actor (kill_job() cancels rather than kills an actor that waits here)
   } catch (...) {
     for (auto& a : pending) a->cancel();
     inflight.waiting.clear();
@@ -44,6 +49,7 @@ std::vector<double> wait_all(const std::vector<sg4::ActivityPtr>& batch, InFligh
 }
 
 void cancel_all(InFlight& inflight) {
+  inflight.cancelled = true;
   for (auto& a : inflight.waiting) a->cancel();
   inflight.waiting.clear();
 }

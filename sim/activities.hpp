@@ -1,4 +1,5 @@
-// Waiting on many SimGrid activities at once, and what a job keeps so that a Kill can cancel its activities.
+// Waiting on many SimGrid activities at once, and what an actor keeps so that another can stop it: cancel_all()
+// cancels the batch it waits on and marks it cancelled, so that its current and later waits throw Cancelled.
 // Call from inside an actor. SimGrid failures (HostFailureException, NetworkFailureException) propagate to the caller.
 #pragma once
 
@@ -10,13 +11,16 @@ namespace tt::sim {
 struct InFlight {
   std::vector<simgrid::s4u::ActivityPtr> waiting;  // the batch its owner is waiting on
   long long started = 0;                           // activities its owner started (RunStats)
+  bool cancelled = false;                          // set by cancel_all(): no more waiting
 };
+
+struct Cancelled {};  // thrown by wait_all() once cancel_all() was called on its InFlight
 
 // Waits until every activity of `batch` is done and returns each one's finish time (simulated seconds, in batch
 // order). When one fails, cancels the others and rethrows its exception. `inflight` holds the batch meanwhile.
 std::vector<double> wait_all(const std::vector<simgrid::s4u::ActivityPtr>& batch, InFlight& inflight);
 
-// Cancels what the owner of `inflight` is waiting on (it is being killed).
+// Stops the owner of `inflight`: cancels what it waits on; its waits throw Cancelled from now on.
 void cancel_all(InFlight& inflight);
 
 }  // namespace tt::sim

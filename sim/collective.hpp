@@ -5,6 +5,7 @@
 // of a step run concurrently and share links through SimGrid's max-min model; a step ends with its slowest group.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 

@@ -126,6 +126,7 @@ RunStats run(const Scenario& scenario, Controller& controller) {
   for (const auto& [key, run] : world.runs) stats.simgrid_activities += run->inflight.started;
   stats.simgrid_activities += world.load_flows;
   stats.fast_forwards = world.fast_forwards;
+  stats.cluster_changes = static_cast<long long>(world.epoch);
   controller.set_driver("sim", stats.driver_info);
   stats.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return stats;

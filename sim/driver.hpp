@@ -18,6 +18,7 @@ struct RunStats {
   long long simgrid_activities = 0;  // execs and comms started
   long long controller_events = 0;   // events handed to Controller::handle (Timer included)
   long long fast_forwards = 0;       // fast-forward segments (steady-state jumps) taken by jobs
+  long long cluster_changes = 0;     // job starts and ends, faults and repairs: each re-measures fast-forwarding jobs
   // Pinned SimGrid settings and driver options for RunRecord::driver_info (deterministic: no wall-clock figures).
   std::map<std::string, std::string> driver_info;
 };

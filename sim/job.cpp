@@ -52,7 +52,9 @@ class JobActor {
       w_.cluster_changed();
     } catch (const Stalled& s) {
       if (r_.phase != JobRun::Phase::Killed) stall(s.cause);
-    } catch (const simgrid::Exception& e) {  // a failure under an activity, or strike() or kill_job() cancelled it
+    } catch (const Cancelled&) {  // by strike() (r_.fault says why) or kill_job()
+      if (r_.phase != JobRun::Phase::Killed) stall(broken_resource(w_, r_).value_or("cancelled"));
+    } catch (const simgrid::Exception& e) {  // a failure under an activity (or strike() cancelled it)
       if (r_.phase != JobRun::Phase::Killed)
         stall(broken_resource(w_, r_).value_or(std::string("SimGrid: ") + e.what()));
     } catch (const simgrid::ForcefulKillException&) {
@@ -110,7 +112,9 @@ class JobActor {
 
   void checkpoint() {
     const double t0 = now();
+    r_.checkpointing = true;
     run_step(FlowStep{"checkpoint", {r_.checkpoint}}, r_.inflight);
+    r_.checkpointing = false;
     w_.post(CheckpointDone{l_.job, l_.attempt, r_.iterations, Seconds(now() - t0)});
   }
 
@@ -221,7 +225,7 @@ void strike(World& w, const std::vector<sg4::Host*>& hosts, const std::vector<in
     for (const FlowStep& s : r.steps)
       for (const FlowGroup& g : s.groups)
         if (uses_cable(g)) return true;
-    return uses_cable(r.checkpoint);
+    return r.checkpointing && uses_cable(r.checkpoint);  // storage connections exist only while writing
   };
   for (auto& [key, run] : w.runs) {
     JobRun& r = *run;

@@ -35,6 +35,7 @@ struct JobRun {
   FlowGroup checkpoint;                    // one flow per writer to the storage host
   std::vector<LoadEdge> load_edges;
   Phase phase = Phase::Starting;
+  bool checkpointing = false;              // writing a checkpoint now (its routes to storage are in use)
   std::optional<std::string> fault;        // set by strike(): the attempt stalls with this cause
   std::int64_t iterations = 0;             // absolute iterations completed (before the fast-forward in progress)
   double iteration_time = 0;               // latest measured (s)

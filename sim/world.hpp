@@ -1,7 +1,8 @@
 // World: what the driver's actors share inside one simulation (SimGrid actors are cooperative: no data races, and
 // no s4u Mutex may be held by an actor that can be killed, so only the controller actor ever locks one).
 // Jobs and faults post events with post(); the controller actor waits for them on `events_cv` with a deadline.
-// cluster_changed() wakes every fast-forwarding job (a job started or ended, a fault or a repair).
+// cluster_changed() counts a change (a job started or ended, a fault or a repair) and wakes every fast-forwarding job,
+// each waiting on its own semaphore (a ConditionVariable needs a Mutex, which a killed waiter would leave locked).
 #pragma once
 
 #include <cstdint>

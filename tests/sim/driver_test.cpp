@@ -108,7 +108,7 @@ TEST_CASE("sim: a fault naming an unknown node is an error before the run", "[si
   CHECK_THROWS_WITH(simulate(s), Catch::Contains("no node named \"n9\""));
 }
 
-TEST_CASE("sim: a fabric link failure stalls the jobs crossing it; the restarted job routes around it", "[sim]") {
+TEST_CASE("sim: a fabric link failure stalls the jobs crossing it, and the restarted job routes around it", "[sim]") {
   // Two leaf groups of two nodes, two spines; one job over all four nodes. Group 0's uplinks to spine0 all go down
   // for 20 minutes: the job's flows hashed onto them break, and its next attempt uses spine1 only.
   FabricParams p = fabric(4, 8, 2);
