@@ -48,6 +48,7 @@ Target resolve(const Platform& p, const FaultSpec& f, std::size_t i) {
   switch (f.kind) {
     case FaultKind::NodeCrash:
     case FaultKind::Hang:
+    case FaultKind::Deadlock:
       tg.node = t.find_node(f.target);
       if (tg.node < 0) fail();
       for (int l = 0; l < t.gpus_per_node(); ++l) tg.gpus.push_back(tg.node * t.gpus_per_node() + l);
@@ -124,10 +125,11 @@ class Injector {
           for (bool forward : {true, false})
             p.link(cable, forward)->set_bandwidth(topo.link(cable).bandwidth.value * (c.down ? f.fraction : 1.0));
         break;
-      case FaultKind::Hang: {
+      case FaultKind::Hang:
+      case FaultKind::Deadlock: {
         std::vector<sg4::Host*> hosts;
         for (int g : tg.gpus) hosts.push_back(p.gpu(g));
-        strike(w_, hosts, {}, cause, "hang", /*hang=*/true);
+        strike(w_, hosts, {}, cause, to_string(f.kind), /*hang=*/true);
         break;
       }
     }
@@ -150,7 +152,8 @@ class Injector {
       case FaultKind::NicDown: what = "NIC of " + f.target + " went down"; break;
       case FaultKind::LinkDown: what = "link " + f.target + " went down"; break;
       case FaultKind::SwitchDown: what = "switch " + f.target + " went down"; break;
-      case FaultKind::Hang: what = "job hung on node " + f.target; break;
+      case FaultKind::Hang: what = "node " + f.target + " hung"; break;
+      case FaultKind::Deadlock: what = "job deadlocked on node " + f.target; break;
       default: what = std::string(to_string(f.kind)) + " of " + f.target; break;
     }
     return f.cause.empty() ? what : what + " (" + f.cause + ")";
@@ -166,7 +169,7 @@ void start_faults(World& w) {
   for (std::size_t i = 0; i < faults.size(); ++i) {
     targets.push_back(resolve(w.platform, faults[i], i));
     changes.push_back({faults[i].at.value, 2 * i, i, true});
-    if (faults[i].kind != FaultKind::Hang) changes.push_back({(faults[i].at + faults[i].repair).value, 2 * i + 1, i, false});
+    if (!without_repair(faults[i].kind)) changes.push_back({(faults[i].at + faults[i].repair).value, 2 * i + 1, i, false});
   }
   if (changes.empty()) return;
   std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {

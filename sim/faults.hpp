@@ -6,7 +6,8 @@
 //   nic_down     the GPU's NIC cable down (LinkDown/LinkUp); link_down: one cable; switch_down: every cable of a switch.
 //                Jobs on those cables block until they are back (sim/job.hpp) or the controller's timeout kills them.
 //   straggler    the GPU computes at `fraction` of its speed; storage_slow: storage cables at `fraction` bandwidth
-//   hang         the jobs on the node stop without dying (no repair; the watchdog notices)
+//   hang         the jobs on the node freeze (no heartbeats); deadlock: they stop progressing but heartbeat (the
+//                watchdog notices). Neither has a repair: the node stays in service.
 #pragma once
 
 #include "sim/world.hpp"

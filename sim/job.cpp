@@ -136,8 +136,9 @@ class JobActor {
 
   void stall(const std::string& cause) {
     r_.phase = JobRun::Phase::Stalled;
-    w_.post(JobStalled{l_.job, l_.attempt, r_.iterations, cause, r_.hang ? "hang" : r_.fault_kind,
-                       r_.hang ? Detector::Watchdog : Detector::Heartbeat});
+    const bool deadlock = r_.hang && r_.fault_kind == "deadlock";  // alive and heartbeating: only the watchdog sees it
+    w_.post(JobStalled{l_.job, l_.attempt, r_.iterations, cause, r_.fault_kind.empty() ? "unknown" : r_.fault_kind,
+                       deadlock ? Detector::Watchdog : Detector::Heartbeat});
     stop_load();
     w_.cluster_changed();
   }

@@ -18,7 +18,7 @@ const std::vector<Catalogue>& catalogues() {
     l.gpus = 16384;
     l.gpus_per_node = 8;
     l.observed = Seconds(54 * 86400.0);
-    const auto gpu = FaultKind::GpuFailure, node = FaultKind::NodeCrash, hang = FaultKind::Hang;
+    const auto gpu = FaultKind::GpuFailure, node = FaultKind::NodeCrash, hang = FaultKind::Deadlock;
     l.causes = {
         {"Faulty GPU", 148, gpu, lognormal(4, 1.0)},
         {"GPU HBM3 memory", 72, gpu, lognormal(4, 1.0)},

@@ -5,6 +5,7 @@
 // 419 unexpected interruptions in a 54-day snapshot of Llama 3 405B pre-training on up to 16,384 H100 GPUs
 // (2,048 nodes of 8), by root cause. The counts are used (they sum to 419; the table's percentage for "Faulty GPU",
 // 30.1%, does not match its count, 148 of 419 = 35.3%). The paper gives no repair times: those below are ours.
+// Software bugs, NCCL watchdog timeouts and dependency failures run as deadlocks (the watchdog notices them).
 #pragma once
 
 #include <optional>

@@ -6,7 +6,7 @@ namespace {
 
 constexpr FaultKind kKinds[] = {FaultKind::NodeCrash, FaultKind::GpuFailure, FaultKind::NicDown,
                                 FaultKind::LinkDown,  FaultKind::SwitchDown, FaultKind::Straggler,
-                                FaultKind::StorageSlow, FaultKind::Hang};
+                                FaultKind::StorageSlow, FaultKind::Hang,       FaultKind::Deadlock};
 
 bool has_nic(const Topology& t, VertexId v) {
   for (auto [e, end] = boost::out_edges(v, t.graph()); e != end; ++e)
@@ -30,7 +30,8 @@ const char* to_string(Component c) {
 Component component_of(FaultKind kind) {
   switch (kind) {
     case FaultKind::NodeCrash:
-    case FaultKind::Hang: return Component::Node;
+    case FaultKind::Hang:
+    case FaultKind::Deadlock: return Component::Node;
     case FaultKind::GpuFailure:
     case FaultKind::NicDown:
     case FaultKind::Straggler: return Component::Gpu;
@@ -62,11 +63,12 @@ bool degrades_only(FaultKind kind) { return kind == FaultKind::Straggler || kind
 Detector detector_for(FaultKind kind) {
   switch (kind) {
     case FaultKind::NodeCrash:
-    case FaultKind::GpuFailure: return Detector::Heartbeat;
+    case FaultKind::GpuFailure:
+    case FaultKind::Hang: return Detector::Heartbeat;
     case FaultKind::NicDown:
     case FaultKind::LinkDown:
     case FaultKind::SwitchDown: return Detector::Communication;
-    case FaultKind::Hang: return Detector::Watchdog;
+    case FaultKind::Deadlock: return Detector::Watchdog;
     case FaultKind::Straggler:
     case FaultKind::StorageSlow: return Detector::None;
   }

@@ -23,6 +23,8 @@ const char* target_key(FaultKind kind);
 std::optional<FaultKind> parse_fault_kind(std::string_view name);
 std::vector<std::string> fault_kind_names();
 // Straggler and storage_slow degrade, the others stop work: a job they strike stalls.
+// Hang and deadlock strike jobs, not the node: they have no repair.
+inline bool without_repair(FaultKind kind) { return kind == FaultKind::Hang || kind == FaultKind::Deadlock; }
 bool degrades_only(FaultKind kind);
 // The rule that notices a job struck by this kind (Detector::None for kinds that only slow jobs down).
 Detector detector_for(FaultKind kind);

@@ -35,7 +35,7 @@ std::vector<FaultSpec> draw_faults(const std::vector<FaultRate>& rates, const To
       f.kind = r.kind;
       f.at = Seconds(t);
       f.target = candidates[rng.uniform_int(0, static_cast<int>(candidates.size()) - 1)];
-      f.repair = r.kind == FaultKind::Hang ? Seconds(0) : draw_repair(r.repair, rng);
+      f.repair = without_repair(r.kind) ? Seconds(0) : draw_repair(r.repair, rng);
       f.fraction = r.fraction;
       f.cause = r.cause;
       out.push_back(std::move(f));

@@ -416,9 +416,9 @@ std::vector<FaultSpec> read_faults(JsonObject& root, std::vector<FaultSource>& s
       f.target = o.opt_str("storage").value_or("");  // the topology's storage when absent
     else
       f.target = o.str(key);
-    if (f.kind == FaultKind::Hang) {
+    if (without_repair(f.kind)) {
       if (present(o, "repair"))
-        o.fail("repair", "no \"repair\" in a hang fault (the hang ends when the job is killed; the node is healthy)");
+        o.fail("repair", "no \"repair\" in a " + kind + " fault (it ends when its job is killed; the node stays up)");
     } else {
       f.repair = positive_seconds(o, "repair");
     }
@@ -482,8 +482,8 @@ StochasticFaults read_stochastic(JsonObject& root) {
       FaultRate r;
       r.kind = read_fault_kind(f);
       r.mtbf = positive_seconds(f, "mtbf");
-      if (r.kind == FaultKind::Hang) {
-        if (present(f, "repair")) f.fail("repair", "no \"repair\" for hangs (the node stays healthy)");
+      if (without_repair(r.kind)) {
+        if (present(f, "repair")) f.fail("repair", "no \"repair\" for hangs and deadlocks (the node stays up)");
       } else {
         r.repair = read_repair(f, "repair");
       }

@@ -20,6 +20,8 @@ const char* to_string(FaultKind k) {
       return "storage_slow";
     case FaultKind::Hang:
       return "hang";
+    case FaultKind::Deadlock:
+      return "deadlock";
   }
   return "?";
 }

@@ -91,7 +91,10 @@ struct JobSpec {
 
 // What fails (core/fault/fault_kind.hpp says which component each names and how it is detected).
 // LinkDown is a link flap: a cable down for `repair` ("link_flap" in files is the same kind).
-enum class FaultKind { NodeCrash, LinkDown, GpuFailure, NicDown, SwitchDown, Straggler, StorageSlow, Hang };
+// Hang: the jobs' processes on the node freeze (no progress, no heartbeats: the heartbeat notices; the real driver
+// SIGSTOPs them). Deadlock: they stay alive and heartbeat but stop progressing (a deadlocked collective): the training
+// watchdog notices. Neither has a repair: the node stays in service.
+enum class FaultKind { NodeCrash, LinkDown, GpuFailure, NicDown, SwitchDown, Straggler, StorageSlow, Hang, Deadlock };
 const char* to_string(FaultKind k);
 
 struct FaultSpec {

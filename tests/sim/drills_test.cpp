@@ -58,7 +58,8 @@ TEST_CASE("sim drills: each fault kind reaches the right jobs and only them", "[
       {make_fault(FaultKind::NicDown, 300, "n5/gpu0", 600), {0, 0, 1}, 20, "nic_down"},
       {make_fault(FaultKind::LinkDown, 300, "n3/gpu7~leaf-g1-r7", 600), {0, 1, 0}, 20, "link_down"},
       {make_fault(FaultKind::SwitchDown, 300, "leaf-g0-r4", 600), {1, 0, 0}, 20, "switch_down"},
-      {make_fault(FaultKind::Hang, 300, "n4", 0), {0, 0, 1}, 300, "hang"},
+      {make_fault(FaultKind::Hang, 300, "n4", 0), {0, 0, 1}, 45, "hang"},
+      {make_fault(FaultKind::Deadlock, 300, "n0", 0), {1, 0, 0}, 300, "deadlock"},
   };
   for (const Case& c : cases) {
     DYNAMIC_SECTION(to_string(c.fault.kind)) {

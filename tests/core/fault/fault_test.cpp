@@ -51,7 +51,8 @@ TEST_CASE("detection: NCCL timeout formula and the configured rules", "[unit][fa
   CHECK_FALSE(rules.fails_job(Seconds(11.9)));
   CHECK(detector_for(FaultKind::NodeCrash) == Detector::Heartbeat);
   CHECK(detector_for(FaultKind::LinkDown) == Detector::Communication);
-  CHECK(detector_for(FaultKind::Hang) == Detector::Watchdog);
+  CHECK(detector_for(FaultKind::Hang) == Detector::Heartbeat);
+  CHECK(detector_for(FaultKind::Deadlock) == Detector::Watchdog);
   CHECK(detector_for(FaultKind::Straggler) == Detector::None);
 }
 

@@ -25,7 +25,8 @@ json doc() {
                {"kind": "switch_down", "at": "1h", "switch": "spine1", "repair": "1h"},
                {"kind": "straggler", "at": "1h", "gpu": "n0/gpu0", "repair": "1h", "fraction": 0.5},
                {"kind": "storage_slow", "at": "1h", "repair": "1h", "fraction": 0.25},
-               {"kind": "hang", "at": "2h", "node": "n2"}],
+               {"kind": "hang", "at": "2h", "node": "n2"},
+               {"kind": "deadlock", "at": "2h", "node": "n3"}],
     "stochastic": {"rates": "llama3-h100", "scale": 2.0, "until": "7d",
                    "faults": [{"kind": "link_down", "mtbf": "100d", "repair": {"shape": "exponential", "mean": "20s"}}]},
     "recovery": {"detection_timeout": "30s", "comm_timeout": {"nccl_ib_timeout": 14, "nccl_ib_retry_cnt": 7},
@@ -49,7 +50,8 @@ std::string error_at(json d) {
 
 TEST_CASE("scenario faults: every kind, stochastic rates, detection and checkpoint keys are read", "[unit][io]") {
   Scenario s = read_scenario(doc(), "f.json");
-  REQUIRE(s.faults.size() == 7);
+  REQUIRE(s.faults.size() == 8);
+  CHECK(s.faults[7].kind == FaultKind::Deadlock);
   CHECK(s.faults[0].kind == FaultKind::GpuFailure);
   CHECK(s.faults[2].kind == FaultKind::LinkDown);
   CHECK(s.faults[4].fraction == 0.5);
