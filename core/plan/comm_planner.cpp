@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "core/plan/collective.hpp"
 #include "core/plan/comm_layout.hpp"
@@ -35,6 +36,24 @@ int idx(Algorithm a) { return static_cast<int>(a); }
 int idx(Protocol p) { return static_cast<int>(p); }
 int idx(Medium m) { return static_cast<int>(m); }
 
+// NCCL's PXN: a transfer between nodes on different rails goes over NVLink to the sender's GPU on the receiver's
+// rail, which sends it over its own NIC. Both legs carry the whole share (pipelined, in the same phase).
+CommPhase pxn(const CommPhase& phase, int gpus_per_node) {
+  CommPhase out;
+  for (const Transfer& t : phase) {
+    const int from_node = t.from / gpus_per_node, to_node = t.to / gpus_per_node;
+    const int to_rail = t.to % gpus_per_node;
+    if (from_node == to_node || t.from % gpus_per_node == to_rail) {
+      out.push_back(t);
+      continue;
+    }
+    const int proxy = from_node * gpus_per_node + to_rail;
+    out.push_back({t.from, proxy, t.share});
+    out.push_back({proxy, t.to, t.share});
+  }
+  return out;
+}
+
 void add_ring(CommPhase& phase, const std::vector<int>& ring, double share) {
   const auto n = ring.size();
   if (n < 2) return;
@@ -52,21 +71,54 @@ struct CommPlanner::Built {
 
 CommPlanner::CommPlanner(const Topology& topo, CommConstants k) : topo_(topo), k_(std::move(k)) {}
 
-const Path& CommPlanner::route(int from, int to) const {
+// Fewest-hops paths from `from` to `to` as a fluid: at each vertex the transfer splits evenly over the next hops that
+// tie, walking down the hop distances to `to` (breadth-first from `to`, not through the storage target).
+const CommPlanner::Route& CommPlanner::route(int from, int to) const {
   const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
   auto it = routes_.find(key);
   if (it != routes_.end()) return it->second;
-  return routes_.emplace(key, topo_.path(gpu_vertex(topo_, from), gpu_vertex(topo_, to))).first->second;
+  const auto& g = topo_.graph();
+  const VertexId src = gpu_vertex(topo_, from), dst = gpu_vertex(topo_, to);
+  std::vector<int> dist(boost::num_vertices(g), -1);
+  std::vector<VertexId> queue{dst};
+  dist[dst] = 0;
+  for (std::size_t head = 0; head < queue.size() && dist[src] < 0; ++head) {
+    const VertexId v = queue[head];
+    if (g[v].kind == VertexKind::Storage) continue;  // reached, never crossed
+    for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
+      const VertexId u = boost::target(*e, g);
+      if (dist[u] < 0) dist[u] = dist[v] + 1, queue.push_back(u);
+    }
+  }
+  Route r;
+  std::map<VertexId, double> frontier{{src, 1.0}};
+  for (int d = dist[src]; d > 0; --d) {
+    std::map<VertexId, double> next;
+    for (const auto& [v, mass] : frontier) {
+      std::vector<std::pair<VertexId, int>> ties;  // next vertex, link direction
+      for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
+        const VertexId u = boost::target(*e, g);
+        if (dist[u] != d - 1 || (g[u].kind == VertexKind::Storage && u != dst)) continue;
+        const int id = g[*e].id;  // direction relative to the stored edge, as Hop::forward
+        ties.emplace_back(u, 2 * id + (boost::source(topo_.edges()[id], g) == v ? 0 : 1));
+      }
+      for (const auto& [u, dir] : ties) {
+        r.emplace_back(dir, mass / ties.size());
+        next[u] += mass / ties.size();
+      }
+    }
+    frontier = std::move(next);
+  }
+  return routes_.emplace(key, std::move(r)).first->second;
 }
 
 CommPlanner::PhaseCost CommPlanner::phase_cost(const CommPhase& phase) const {
   load_.resize(2 * topo_.edges().size(), 0.0);
   for (const Transfer& t : phase) {
     if (t.from == t.to || t.share <= 0) continue;
-    for (const Hop& h : route(t.from, t.to)) {
-      const int i = 2 * topo_.graph()[h.edge].id + (h.forward ? 0 : 1);
+    for (const auto& [i, fraction] : route(t.from, t.to)) {
       if (load_[i] == 0) touched_.push_back(i);
-      load_[i] += t.share;
+      load_[i] += t.share * fraction;
     }
   }
   PhaseCost cost;
@@ -166,7 +218,7 @@ std::optional<CommPlanner::Built> CommPlanner::build(Collective c, Algorithm a, 
       PhaseSpec s1{Algorithm::Ring, Collective::ReduceScatter, k, 1, 1.0, k / (k - 1.0), k / (k - 1.0)};
       PhaseSpec s2{Algorithm::Ring, Collective::AllReduce, m, m, 1.0 / k, m / (2.0 * (m - 1)), m / (2.0 * (m - 1))};
       PhaseSpec s3{Algorithm::Ring, Collective::AllGather, k, 1, 1.0, k / (k - 1.0), k / (k - 1.0)};
-      b.phases = {std::move(intra_rs), std::move(inter), std::move(intra_ag)};
+      b.phases = {std::move(intra_rs), pxn(inter, topo_.gpus_per_node()), std::move(intra_ag)};
       b.specs = {s1, s2, s3};
       for (const auto& p : b.phases) b.costs.push_back(phase_cost(p));
       return b;
@@ -185,7 +237,7 @@ std::optional<CommPlanner::Built> CommPlanner::build(Collective c, Algorithm a, 
       break;
     }
   }
-  b.phases.push_back(std::move(phase));
+  b.phases.push_back(pxn(phase, topo_.gpus_per_node()));
   b.specs.push_back(spec);
   b.costs.push_back(phase_cost(b.phases.back()));
   return b;

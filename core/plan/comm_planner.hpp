@@ -4,8 +4,10 @@
 // time NCCL's way (latency + size / bandwidth, with NCCL's constants: comm_constants.hpp) and keeps the fastest, as
 // NCCL's tuner does. The chosen transfers go into the CommGroup, so the SimGrid driver executes the same plan.
 //
-// Bandwidth: each phase's transfers are routed over the Topology (fewest-hops paths); the most loaded link direction
-// gives the raw algorithm bandwidth. NCCL's refinements then apply on the bus bandwidth it implies: the link
+// Bandwidth: each phase's transfers are routed over the Topology: a transfer between nodes on different rails first
+// crosses to the GPU on the destination's rail (NCCL's PXN), then every transfer follows the fewest-hops paths, split
+// evenly where they tie (ideal ECMP; never through the storage target). The most loaded link direction gives the raw
+// algorithm bandwidth. NCCL's refinements then apply on the bus bandwidth it implies: the link
 // efficiency of the bottleneck medium, the LL / LL128 / tree factors and per-channel caps, the tree correction by
 // size. Each transfer's share is scaled by raw / refined bandwidth, so an uncontended simulation of the transfers
 // takes the predicted time. Latency: NCCL's base + per-step latencies (comm_planner.cpp documents each formula).
@@ -57,13 +59,14 @@ class CommPlanner {
     LinkKind bottleneck = LinkKind::NvLink;
   };
   PhaseCost phase_cost(const CommPhase& phase) const;
-  const Path& route(int from, int to) const;
+  using Route = std::vector<std::pair<int, double>>;  // (link direction, fraction of the transfer)
+  const Route& route(int from, int to) const;
   std::optional<Built> build(Collective c, Algorithm a, const std::vector<int>& gpus, int root) const;
   std::optional<std::pair<Option, std::vector<double>>> evaluate(const Built& b, Protocol p, Bytes size) const;
 
   const Topology& topo_;
   CommConstants k_;
-  mutable std::unordered_map<std::uint64_t, Path> routes_;
+  mutable std::unordered_map<std::uint64_t, Route> routes_;
   mutable std::vector<double> load_;  // by link direction: 2 x link index + (1 when crossed target -> source)
   mutable std::vector<int> touched_;
 };
