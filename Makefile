@@ -1,19 +1,20 @@
 # Two entry points for a fresh machine:
-#   make demo   installs what is missing, builds (Release), runs scenarios/quickstart.json in simulation
-#   make test   installs what is missing, builds, runs every test with ctest
+#   make demo   installs what is missing, builds (Release), simulates scenarios/quickstart.json
+#   make test   installs what is missing, builds everything, runs every test with ctest
 BUILD ?= build
 JOBS ?= $(shell nproc)
 
-.PHONY: demo test deps build
-demo: build
+.PHONY: demo test deps configure
+demo: configure
+	cmake --build $(BUILD) -j $(JOBS) --target traintwin
 	./$(BUILD)/traintwin run scenarios/quickstart.json --out out/quickstart
 
-test: build
+test: configure
+	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-build: deps
+configure: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
-	cmake --build $(BUILD) -j $(JOBS)
 
 deps:
 	./scripts/install-deps.sh

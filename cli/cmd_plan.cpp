@@ -14,7 +14,7 @@
 #include "core/plan/collective.hpp"
 #include "core/plan/nccl_settings.hpp"
 #include "core/plan/perf_model.hpp"
-#include "core/sched/placement.hpp"
+#include "core/sched/scheduler.hpp"
 
 namespace tt::cli {
 namespace {
@@ -48,14 +48,26 @@ int run(const PlanArgs& a) {
   }
   if (!job) throw InputError("command line", "--job", "a job of " + a.scenario + " (" + names + ")");
   const Topology& topo = sc.topology;
-  PlacementOutcome placed = PackPlacement{}.place(ClusterState(topo), job->gpus);
-  if (placed.gpus.empty()) throw InputError(a.scenario, "", "a job that fits the empty cluster: " + placed.why_not);
-  const IterationPlan plan = plan_iteration(*job, topo, placed.gpus, sc.perf);
+  // The scheduler's own decision for this job alone, submitted at time 0 to the empty cluster.
+  std::vector<SchedJob> jobs(1);
+  for (std::size_t q = 0; q < sc.queues.size(); ++q)
+    if (sc.queues[q].name == job->queue) jobs[0].queue = static_cast<int>(q);
+  jobs[0].priority = job->priority;
+  jobs[0].gpus = job->gpus;
+  jobs[0].topology = job->topology;
+  Scheduler scheduler(sc.queues, sc.scheduler, jobs);
+  ClusterState cluster(topo);
+  scheduler.enqueue(0, Seconds(0), Seconds(3600));
+  ScheduleResult result = scheduler.schedule(Seconds(0), cluster);
+  if (result.starts.empty())
+    throw InputError(a.scenario, "", "a job the scheduler starts on the empty cluster; " + job->name + " waits");
+  const std::vector<int> placed = result.starts[0].gpus;
+  const IterationPlan plan = plan_iteration(*job, topo, placed, sc.perf);
   const CommConstants k = comm_constants(topo.gpu(), sc.perf.comm);
-  const auto env = nccl_env(topo, placed.gpus, plan.steps, k, a.topo_file);
+  const auto env = nccl_env(topo, placed, plan.steps, k, a.topo_file);
   if (!a.topo_file.empty()) {
     std::ofstream out(a.topo_file);
-    out << nccl_topo_xml(topo, placed.gpus[0] / topo.gpus_per_node());
+    out << nccl_topo_xml(topo, placed[0] / topo.gpus_per_node());
     if (!out) throw std::runtime_error("cannot write " + a.topo_file);
   }
   const Seconds timeout = ib_comm_timeout(k);
@@ -63,8 +75,8 @@ int run(const PlanArgs& a) {
   if (a.json) {
     nlohmann::json j;
     j["job"] = job->name;
-    j["gpus"] = placed.gpus;
-    j["nodes"] = node_list(topo, placed.gpus);
+    j["gpus"] = placed;
+    j["nodes"] = node_list(topo, placed);
     j["compute_s"] = plan.compute.value;
     j["predicted_iteration_s"] = plan.predicted_iteration.value;
     for (const CommStep& s : plan.steps)
@@ -88,8 +100,8 @@ int run(const PlanArgs& a) {
   const Parallelism& p = job->parallel;
   std::printf("job %s: %s, %d GPUs (tp %d x pp %d x dp %d)\n", job->name.c_str(), job->model.name.c_str(), job->gpus,
               p.tp, p.pp, p.dp);
-  std::printf("placement (%s, on an empty cluster): %s\n", PackPlacement{}.name(),
-              node_list(topo, placed.gpus).c_str());
+  std::printf("placement (%s, the scheduler's choice at submit on an empty cluster): %s\n",
+              scheduler.placement().name(), node_list(topo, placed).c_str());
   std::printf("iteration: compute %s, predicted %s (steps run one after another, each as long as its slowest group)\n",
               format_seconds(plan.compute).c_str(), format_seconds(plan.predicted_iteration).c_str());
   std::printf("\n%-4s %6s %-11s %5s %12s %7s %-13s %-7s %10s %12s %9s\n", "step", "groups", "collective", "ranks",

@@ -101,15 +101,13 @@ struct Platform::Impl {
     return std::all_of(r.cables.begin(), r.cables.end(), [&](int c) { return down[c] == 0; });
   }
 
-  // The first of a few ECMP-hashed fewest-hops paths that does not pass through the storage target (a tie can run
-  // leaf -> storage -> leaf, which no fabric routes over) and, when one exists, avoids down cables (the fabric routes
+  // The first of a few ECMP-hashed fewest-hops paths that, when one exists, avoids down cables (the fabric routes
   // around a failed link when an equal-cost alternative exists; a GPU's own NIC cable has none). Returns the path and
   // whether it is the pair's first choice.
   std::pair<Path, bool> choose(VertexId from, VertexId to, std::uint64_t key) const {
     std::optional<Path> first;
     for (std::uint64_t attempt = 0; attempt < 16; ++attempt) {
       Path p = topo.ecmp_path(from, to, spread(key + attempt * 0x9e3779b97f4a7c15ULL));
-      if (transits_storage(p, from)) continue;
       const bool up = std::all_of(p.begin(), p.end(), [&](const Hop& h) { return down[topo.graph()[h.edge].id] == 0; });
       if (!first) first = p;
       if (up) {
@@ -119,16 +117,6 @@ struct Platform::Impl {
     }
     if (first) return {std::move(*first), true};
     return {topo.path(from, to), true};
-  }
-
-  bool transits_storage(const Path& p, VertexId from) const {
-    const auto& g = topo.graph();
-    VertexId v = from;
-    for (std::size_t i = 0; i + 1 < p.size(); ++i) {
-      v = p[i].forward ? boost::target(p[i].edge, g) : boost::source(p[i].edge, g);
-      if (g[v].kind == VertexKind::Storage) return true;
-    }
-    return false;
   }
 
   static std::uint64_t spread(std::uint64_t x) {  // splitmix64; never 0 (0 asks ecmp_path for the first tie)

@@ -1,7 +1,10 @@
 #include "core/topo/topology.hpp"
 
+
 #include <algorithm>
 #include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/filtered_graph.hpp>
+#include <functional>
 #include <boost/graph/push_relabel_max_flow.hpp>
 #include <cmath>
 #include <limits>
@@ -203,10 +206,14 @@ Path Topology::ecmp_path(VertexId from, VertexId to, std::uint64_t spread) const
   if (from >= n || to >= n) throw std::invalid_argument("path: vertex out of range");
   Path out;
   if (from == to) return out;
+  // The storage target is an endpoint, never a transit hop (its links are not part of the compute fabric).
+  auto endpoint_only = [&](VertexId v) { return graph_[v].kind == VertexKind::Storage && v != from && v != to; };
+  boost::filtered_graph<TopoGraph, boost::keep_all, std::function<bool(VertexId)>> fabric(
+      graph_, boost::keep_all(), [&](VertexId v) { return !endpoint_only(v); });
   std::vector<int> dist(n, -1);
   dist[to] = 0;
   boost::breadth_first_search(
-      graph_, to, boost::visitor(boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge()))));
+      fabric, to, boost::visitor(boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge()))));
   if (dist[from] < 0)
     throw std::invalid_argument("path: \"" + graph_[to].name + "\" cannot be reached from \"" + graph_[from].name +
                                 "\"");
@@ -221,7 +228,7 @@ Path Topology::ecmp_path(VertexId from, VertexId to, std::uint64_t spread) const
     ties.clear();
     for (auto [it, end] = boost::out_edges(cur, graph_); it != end; ++it) {
       VertexId v = boost::target(*it, graph_);
-      if (dist[v] == dist[cur] - 1) ties.push_back({v, graph_[*it].id});
+      if (!endpoint_only(v) && dist[v] == dist[cur] - 1) ties.push_back({v, graph_[*it].id});
     }
     std::sort(ties.begin(), ties.end(),
               [](const Step& a, const Step& b) { return a.next != b.next ? a.next < b.next : a.link < b.link; });

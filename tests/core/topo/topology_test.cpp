@@ -2,6 +2,7 @@
 #include <set>
 
 #include "core/topo/generators.hpp"
+#include "tests/core/scenario_fixture.hpp"
 
 using namespace tt;
 
@@ -194,4 +195,22 @@ TEST_CASE("bisection: leaf-spine, single group and single node", "[unit]") {
   CHECK(make_rail_optimized(fabric(4, 32, 0)).bisection_bandwidth().value == Approx(4 * 8 * kNic / 2));
   // One node: GPUs 0-3 to 4-7 over NVLink; storage is left out.
   CHECK(make_single_node(fabric(1, 1, 0)).bisection_bandwidth().value == Approx(4 * 450e9));
+}
+
+TEST_CASE("topology: paths never transit the storage target", "[unit][topo]") {
+  // One group: storage hangs off every leaf, so leaf -> storage -> leaf ties with the NVSwitch detour on hop count.
+  tt::Topology t = tt::testing::rail_cluster(2, 8);
+  const auto& g = t.graph();
+  for (int a = 0; a < 8; ++a)
+    for (int b = 0; b < 8; ++b)
+      for (std::uint64_t spread : {0ULL, 1ULL, 7ULL, 12345ULL}) {
+        tt::Path p = t.ecmp_path(t.gpu_vertex(0, a), t.gpu_vertex(1, b), spread);
+        for (const auto& hop : p) {
+          CHECK(g[boost::source(hop.edge, g)].kind != tt::VertexKind::Storage);
+          CHECK(g[boost::target(hop.edge, g)].kind != tt::VertexKind::Storage);
+        }
+      }
+  tt::Path to_storage = t.path(t.gpu_vertex(0, 3), t.storage());
+  const auto last = to_storage.back().edge;
+  CHECK((g[boost::source(last, g)].kind == tt::VertexKind::Storage || g[boost::target(last, g)].kind == tt::VertexKind::Storage));
 }
