@@ -83,3 +83,21 @@ TEST_CASE("double binary trees: every node but the root has a parent; inner node
   CHECK(std::find(trees[0].parent.begin(), trees[0].parent.end(), -1) - trees[0].parent.begin() == 0);
   CHECK(std::find(trees[1].parent.begin(), trees[1].parent.end(), -1) - trees[1].parent.begin() == nodes - 1);
 }
+
+TEST_CASE("rings cross the spine layer only between leaf groups: twice per channel for two groups", "[unit][plan]") {
+  Topology topo = testing::h100_nodes(16, "H100-SXM", 8);  // two leaf groups of 8 nodes behind the spines
+  REQUIRE(topo.groups() == 2);
+  auto rings = ring_channels(layout_of(testing::first_gpus(128), 8));
+  for (const auto& ring : rings) {
+    int through_spine = 0;
+    for (std::size_t i = 0; i < ring.size(); ++i) {
+      Path p = topo.path(topo.gpu_vertex(ring[i] / 8, ring[i] % 8),
+                         topo.gpu_vertex(ring[(i + 1) % ring.size()] / 8, ring[(i + 1) % ring.size()] % 8));
+      if (p.size() > 2) {
+        CHECK(p.size() == 4);  // NIC, leaf -> spine, spine -> leaf, NIC: never a detour through another GPU
+        ++through_spine;
+      }
+    }
+    CHECK(through_spine == 2);
+  }
+}
