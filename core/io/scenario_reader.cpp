@@ -188,7 +188,7 @@ std::vector<PriorityClass> read_priority_classes(JsonObject& root) {
 SchedulerOptions read_scheduler(JsonObject& root) {
   SchedulerOptions s;
   if (!present(root, "scheduler")) return s;
-  auto o = open_child(root, "scheduler", {"ordering", "fair_share_half_life", "backfill", "placement"});
+  auto o = open_child(root, "scheduler", {"ordering", "fair_share_half_life", "backfill", "placement", "preemption_exempt_time"});
   if (present(o, "ordering"))
     s.ordering = choice(o, "ordering", {"priority", "fair_share"}, "a queue ordering") == 0 ? QueueOrdering::Priority
                                                                                             : QueueOrdering::FairShare;
@@ -199,6 +199,7 @@ SchedulerOptions read_scheduler(JsonObject& root) {
   if (present(o, "placement"))
     s.placement = choice(o, "placement", {"pack", "spread"}, "a placement policy") == 0 ? PlacementKind::Pack
                                                                                        : PlacementKind::Spread;
+  if (auto t = o.opt_seconds("preemption_exempt_time")) s.preemption_exempt_time = *t;
   o.finish();
   return s;
 }

@@ -56,6 +56,9 @@ struct SchedulerOptions {
   Seconds fair_share_half_life = Seconds(7 * 86400.0);
   bool backfill = false;  // EASY backfill: the first blocked job gets a reservation, later jobs may backfill
   PlacementKind placement = PlacementKind::Pack;
+  // A job that started (or restarted) less than this ago is never preempted (Slurm's PreemptExemptTime): without it a
+  // just-restarted job, having lost nothing since its checkpoint, is always the cheapest victim and can thrash.
+  Seconds preemption_exempt_time = Seconds(0);
 };
 
 struct Parallelism {

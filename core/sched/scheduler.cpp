@@ -325,6 +325,10 @@ bool Scheduler::try_preempt(int job, Pass& p) {
       if (r == q && vp >= prio) break;  // within the queue only lower priorities are candidates
       const Job& y = jobs_[v];
       if (y.start == p.now) continue;  // started at this instant: never killed before it ran
+      if (p.now - y.start < options_.preemption_exempt_time) {
+        relax_.insert({y.start + options_.preemption_exempt_time, v});  // look again once it may be preempted
+        continue;
+      }
       VictimCandidate c{v, r, y.spec.priority, y.spec.gpus, y.start, y.last_checkpoint, false};
       if (preemption_.may_preempt(q, prio, g, c, quota_, usage_)) cands.push_back(c);
     }

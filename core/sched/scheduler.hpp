@@ -128,7 +128,7 @@ class Scheduler {
   std::vector<std::set<std::pair<int, int>>> running_in_;  // per queue: (priority, job)
   std::vector<std::map<int, int>> running_gpus_;           // per queue: priority -> GPUs held
   std::set<std::pair<Seconds, int>> by_end_;               // running jobs by estimated end
-  std::set<std::pair<Seconds, int>> relax_;                // pending jobs' topology relax times
+  std::set<std::pair<Seconds, int>> relax_;  // when a pass must rerun: topology relax times, preemption exemptions end
   QuotaUsage usage_;
   std::vector<double> decayed_;  // fair share: decayed GPU-seconds per queue
   Seconds usage_at_;

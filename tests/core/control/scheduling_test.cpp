@@ -185,6 +185,21 @@ TEST_CASE("priority preemption within a queue: the higher priority job runs, the
   CHECK(r.job("low1").state == "completed");
 }
 
+TEST_CASE("preemption exempt time: a job that started recently is not a victim", "[unit][sched][control]") {
+  QueueSpec q{"q", 8};
+  q.within_queue = WithinQueuePreemption::LowerPriority;
+  Scenario s = scenario(rail_cluster(1), {q}, {timed("low", "q", 8, 5000), timed("high", "q", 8, 100, 60, 5)});
+  s.scheduler.preemption_exempt_time = Seconds(600);
+  Run r(std::move(s));
+  r.d.inject(Timer{}, Seconds(0));
+  r.d.inject(Timer{}, Seconds(60));  // low started 60 s ago: exempt
+  CHECK_FALSE(find(r.c.record(), "preempt", "low"));
+  CHECK(r.c.record().jobs[1].state == "pending");
+  r.d.inject(Timer{}, Seconds(600));  // now it has run for the exempt time: it can be preempted
+  CHECK(find(r.c.record(), "preempt", "low"));
+  CHECK(r.c.record().jobs[1].state == "running");
+}
+
 TEST_CASE("backfill: a job that ends before the reservation starts now; one that would delay it waits",
           "[unit][sched][control]") {
   auto make = [](bool backfill) {
