@@ -16,11 +16,6 @@ const char* to_string(Detector d) {
   return "?";
 }
 
-Seconds nccl_ib_timeout(int timeout, int retry_cnt) {
-  assert(timeout >= 1 && timeout <= 31 && retry_cnt >= 1 && retry_cnt <= 7);
-  return Seconds(4.096e-6 * std::ldexp(1.0, timeout) * retry_cnt);
-}
-
 Seconds DetectionRules::time_to_detect(Detector d) const {
   switch (d) {
     case Detector::Heartbeat: return heartbeat_;

@@ -1,7 +1,8 @@
 // Detection rules: how long after a fault the Controller declares a job failed. Heartbeat (a node or GPU that stops
 // heartbeating), communication timeout (an InfiniBand transfer that gets no completion: NCCL_IB_TIMEOUT and
 // NCCL_IB_RETRY_CNT) and the training watchdog (a job that stops progressing). A pure policy of the scenario's
-// RecoveryPolicy. The communication-timeout formula lives here until core/plan (the comm planner) carries one.
+// RecoveryPolicy. The communication timeout itself comes from core/plan/nccl_settings.hpp (ib_comm_timeout) unless
+// the scenario sets recovery.comm_timeout.
 #pragma once
 
 #include "core/model/scenario.hpp"
@@ -11,10 +12,6 @@ namespace tt {
 
 enum class Detector { None, Heartbeat, Communication, Watchdog };
 const char* to_string(Detector d);
-
-// InfiniBand local ACK timeout x retries, as NCCL sets them: 4.096 us x 2^timeout x retry_cnt (the verbs ACK timeout is
-// 4.096 us x 2^timeout; NCCL's defaults are timeout 20 and retry 7, about 30 s). timeout in [1, 31], retry in [1, 7].
-Seconds nccl_ib_timeout(int timeout, int retry_cnt);
 
 class DetectionRules {
  public:

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/model/comm.hpp"
 #include "core/model/model_spec.hpp"
 #include "core/model/units.hpp"
 #include "core/topo/topology.hpp"
@@ -130,9 +131,10 @@ struct StochasticFaults {
 
 struct RecoveryPolicy {
   Seconds detection_timeout = Seconds(60);  // heartbeat: a node or GPU that stops heartbeating is declared failed
-  // Communication timeout: a rank whose transfer gets no completion for this long fails (NCCL_IB_TIMEOUT x
-  // NCCL_IB_RETRY_CNT, core/fault/detection.hpp); a link down for less only slows the job.
-  Seconds comm_timeout = Seconds(4.096e-6 * (1 << 20) * 7);
+  // Communication timeout: a rank whose transfer gets no completion for this long fails; a link down for less only
+  // slows the job. Read from the scenario's comm section (core/plan/nccl_settings.hpp, ib_comm_timeout: NCCL_IB_TIMEOUT
+  // and NCCL_IB_RETRY_CNT) unless recovery.comm_timeout sets it; the default is that of NCCL's defaults 20 and 7.
+  Seconds comm_timeout = Seconds(4.096e-6 * (1 << 20) * 8);
   Seconds watchdog_timeout = Seconds(600);  // training watchdog: a job that stops progressing is declared hung
   Seconds restart_overhead = Seconds(120);  // reschedule + process start + checkpoint load, before training resumes
   int max_restarts = 10;                    // a job failing more often than this is abandoned
@@ -150,6 +152,7 @@ struct PerfConstants {
   Seconds launch_overhead = Seconds(60);     // first start of a job: process launch, NCCL init, data loader
   // Async checkpoints: training stalls while each writer copies its shard to host memory at this rate.
   BytesPerSecond snapshot_bandwidth = BytesPerSecond(25e9);
+  CommOverrides comm;  // the scenario's "comm" section: overrides of the communication cost model's NCCL constants
 };
 
 // How a check compares a measured figure with its threshold.

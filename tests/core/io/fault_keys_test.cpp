@@ -29,9 +29,10 @@ json doc() {
                {"kind": "deadlock", "at": "2h", "node": "n3"}],
     "stochastic": {"rates": "llama3-h100", "scale": 2.0, "until": "7d",
                    "faults": [{"kind": "link_down", "mtbf": "100d", "repair": {"shape": "exponential", "mean": "20s"}}]},
-    "recovery": {"detection_timeout": "30s", "comm_timeout": {"nccl_ib_timeout": 14, "nccl_ib_retry_cnt": 7},
-                 "watchdog_timeout": "5m", "hot_spares": 1, "lemon": {"failures": 3, "window": "7d"}},
+    "recovery": {"detection_timeout": "30s", "watchdog_timeout": "5m",
+                 "hot_spares": 1, "lemon": {"failures": 3, "window": "7d"}},
     "perf": {"snapshot_bandwidth": "20GB/s"},
+    "comm": {"ib_timeout": 14, "ib_retry_cnt": 7},
     "checks": [{"metric": "cluster.false_failures", "op": "==", "value": 0},
                {"metric": "job.max_time_to_detect", "job": "j", "op": "<=", "value": "5m"}]
   })");
@@ -60,7 +61,10 @@ TEST_CASE("scenario faults: every kind, stochastic rates, detection and checkpoi
   CHECK(s.stochastic.catalogue == "llama3-h100");
   CHECK(s.stochastic.rates.size() > 5);  // the catalogue's causes, then the written rate
   CHECK(s.stochastic.rates.back().kind == FaultKind::LinkDown);
-  CHECK(s.recovery.comm_timeout.value == Approx(4.096e-6 * 16384 * 7));
+  CHECK(s.recovery.comm_timeout.value == Approx(4.096e-6 * 16384 * 8));  // from the comm section
+  json d = doc();
+  d["recovery"]["comm_timeout"] = "2s";  // an explicit timeout wins
+  CHECK(read_scenario(d, "f.json").recovery.comm_timeout == Seconds(2));
   CHECK(s.recovery.hot_spares == 1);
   CHECK(s.recovery.lemon_failures == 3);
   CHECK(s.jobs[0].checkpoint_async);
@@ -89,8 +93,7 @@ TEST_CASE("scenario faults: bad keys name the file, the pointer and what was exp
        "/stochastic/faults/0/repair/median: \"mean\" for a exponential"},
       {[](json& d) { d["stochastic"]["faults"][0]["mtbf"] = "0s"; }, "/stochastic/faults/0/mtbf"},
       {[](json& d) { d["stochastic"] = json::object(); }, "/stochastic: \"rates\" (a catalogue name) or \"faults\""},
-      {[](json& d) { d["recovery"]["comm_timeout"]["nccl_ib_timeout"] = 40; },
-       "/recovery/comm_timeout/nccl_ib_timeout: an integer in [1, 31]"},
+      {[](json& d) { d["recovery"]["comm_timeout"] = "0s"; }, "/recovery/comm_timeout: a duration greater than zero"},
       {[](json& d) { d["recovery"]["lemon"] = json::object({{"failures", 2}}); }, "/recovery/lemon"},
       {[](json& d) { d["jobs"][0]["checkpoint"]["keep"] = 0; }, "/jobs/0/checkpoint/keep"},
       {[](json& d) { d["jobs"][0]["checkpoint"]["async"] = "yes"; }, "/jobs/0/checkpoint/async"},
