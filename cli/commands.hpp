@@ -21,5 +21,6 @@ Registered add_run(CLI::App& app);
 Registered add_validate(CLI::App& app);
 Registered add_topo(CLI::App& app);
 Registered add_diff(CLI::App& app);
+Registered add_logs(CLI::App& app);
 
 }  // namespace tt::cli

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "reports/csv.hpp"
+#include "reports/events.hpp"
 #include "reports/html.hpp"
 #include "reports/junit.hpp"
 #include "reports/trace.hpp"
@@ -130,6 +131,7 @@ ReportFiles write_report(const RunRecord& record, const std::string& dir) {
   write("trace.json", trace_json(record).dump() + "\n");
   write("series.csv", series_csv(record));
   write("jobs.csv", jobs_csv(record));
+  write("events.jsonl", events_jsonl(record));
   return files;
 }
 
