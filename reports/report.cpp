@@ -9,6 +9,7 @@
 #include "reports/events.hpp"
 #include "reports/html.hpp"
 #include "reports/junit.hpp"
+#include "reports/prometheus.hpp"
 #include "reports/trace.hpp"
 
 namespace tt {
@@ -132,6 +133,7 @@ ReportFiles write_report(const RunRecord& record, const std::string& dir) {
   write("series.csv", series_csv(record));
   write("jobs.csv", jobs_csv(record));
   write("events.jsonl", events_jsonl(record));
+  write("metrics.prom", prometheus_text(record));
   return files;
 }
 

@@ -7,6 +7,7 @@ packages=(
   libsimgrid-dev libboost-graph-dev libboost-dev libeigen3-dev
   nlohmann-json3-dev catch2 libcli11-dev
   chromium
+  prometheus  # for promtool (tests/reports/prometheus_test.cpp); the package also brings the server, unused here
 )
 
 missing=()

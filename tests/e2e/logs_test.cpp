@@ -25,7 +25,7 @@ TEST_CASE("e2e: traintwin logs filters the event log of a run", "[e2e]") {
   auto dir = scratch_dir("logs-quickstart");
   auto run = run_cli("run " + std::string(TT_SOURCE_DIR) + "/scenarios/quickstart.json --out " + dir.string());
   REQUIRE(run.exit_code == 0);
-  CHECK_THAT(run.output, Catch::Contains("jobs.csv, events.jsonl"));
+  CHECK_THAT(run.output, Catch::Contains("events.jsonl, metrics.prom"));
   CHECK(run.output.find('\r') == std::string::npos);  // stdout is a pipe: no progress line
   CHECK(run.output.find('\x1b') == std::string::npos);
 
