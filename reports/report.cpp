@@ -40,6 +40,8 @@ json job_json(const JobRecord& j) {
                         {"lost_gpu_hours", f.lost_gpu_hours}});
   json checkpoint_times = json::array();
   for (const auto& t : j.checkpoint_times) checkpoint_times.push_back(t.value);
+  json pending_by_reason = json::object();
+  for (const auto& [kind, t] : j.pending_by_reason) pending_by_reason[kind] = t.value;
   return {{"name", j.name},
           {"queue", j.queue},
           {"gpus", j.gpus},
@@ -49,7 +51,9 @@ json job_json(const JobRecord& j) {
           {"start_s", opt_seconds(j.first_start)},
           {"end_s", opt_seconds(j.end)},
           {"wait_s", j.wait.value},
+          {"pending_by_reason_s", pending_by_reason},
           {"restarts", j.restarts},
+          {"preemptions", j.preemptions},
           {"iterations_target", j.iterations_target},
           {"iterations_done", j.iterations_done},
           {"last_checkpoint_iteration", j.last_checkpoint},
@@ -80,7 +84,7 @@ json report_json(const RunRecord& r) {
   }
   json series = json::array();
   for (const auto& s : r.series)
-    series.push_back({s.t.value, s.gpus_allocated, s.gpus_up, s.jobs_running, s.jobs_pending});
+    series.push_back({s.t.value, s.gpus_allocated, s.gpus_up, s.jobs_running, s.jobs_pending, s.fragmentation});
   json checks = json::array();
   for (const auto& c : r.checks)
     checks.push_back({{"name", c.name},
@@ -110,7 +114,7 @@ json report_json(const RunRecord& r) {
           {"checks", checks},
           {"checks_passed", passed},
           {"checks_failed", static_cast<int>(r.checks.size()) - passed},
-          {"series_columns", {"t_s", "gpus_allocated", "gpus_up", "jobs_running", "jobs_pending"}},
+          {"series_columns", {"t_s", "gpus_allocated", "gpus_up", "jobs_running", "jobs_pending", "fragmentation"}},
           {"series", series},
           {"decisions", decisions}};
 }

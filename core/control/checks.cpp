@@ -19,6 +19,7 @@ std::optional<double> measure_metric(const RunRecord& r, const std::string& metr
     if (metric == "job.start") return jr->first_start ? std::optional(jr->first_start->value) : std::nullopt;
     if (metric == "job.wait") return jr->wait.value;
     if (metric == "job.restarts") return jr->restarts;
+    if (metric == "job.preemptions") return jr->preemptions;
     if (metric == "job.iterations") return static_cast<double>(jr->iterations_done);
     if (metric == "job.ettr") return jr->ettr;
     if (metric == "job.lost_gpu_hours") return jr->lost_gpu_hours;

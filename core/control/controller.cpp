@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "core/control/checks.hpp"
 #include "core/plan/perf_model.hpp"
@@ -28,13 +29,14 @@ struct JobRuntime {
   std::vector<int> gpus;
   std::int64_t done = 0;
   std::int64_t checkpoint = 0;
-  std::int64_t order = 0;
   Seconds enqueued;
   Seconds fault_time;
   std::string fault_cause;
   std::int64_t done_at_fault = 0;
   Seconds detect_at;
-  std::string pending_reason;
+  WaitKind wait_kind = WaitKind::None;  // the kind of the reason it waits for, since wait_since
+  Seconds wait_since;
+  Seconds iteration_estimate;  // before the first launch: planned on a packed placement; then as planned
 };
 
 std::vector<std::string> node_names(const Topology& topo, const std::vector<int>& gpus) {
@@ -48,27 +50,49 @@ std::vector<std::string> node_names(const Topology& topo, const std::vector<int>
   return names;
 }
 
+std::vector<SchedJob> sched_jobs(const Scenario& sc) {
+  std::vector<SchedJob> out;
+  for (const auto& spec : sc.jobs) {
+    SchedJob j;
+    for (std::size_t q = 0; q < sc.queues.size(); ++q)
+      if (sc.queues[q].name == spec.queue) j.queue = static_cast<int>(q);
+    j.priority = spec.priority;
+    j.gpus = spec.gpus;
+    j.topology = spec.topology;
+    out.push_back(j);
+  }
+  return out;
+}
+
 }  // namespace
 
 struct Controller::Impl {
   const Scenario& sc;
   const Topology& topo;
+  Planner planner;
   ClusterState cluster;
-  PriorityFifoScheduler scheduler;
+  Scheduler sched;
   RunRecord rec;
   std::vector<JobRuntime> jobs;
+  std::vector<std::string> job_names, queue_names;
   std::vector<int> submit_order;  // job indices by submit time
   std::size_t next_submit = 0;
-  std::int64_t next_order = 1;
-  std::int64_t next_head_order = std::numeric_limits<std::int64_t>::min() / 2;  // requeued jobs go before submitted
+  std::set<std::pair<Seconds, int>> stalled;  // (detect_at, job)
+  int running = 0, pending = 0, ended = 0;    // Running or Stalled; Pending; Completed or Abandoned
   bool finished = false;
 
-  explicit Impl(const Scenario& s) : sc(s), topo(s.topology), cluster(s.topology) {
+  Impl(const Scenario& s, Planner p)
+      : sc(s),
+        topo(s.topology),
+        planner(std::move(p)),
+        cluster(s.topology),
+        sched(s.queues, s.scheduler, sched_jobs(s)) {
     rec.scenario = sc.name;
     rec.scenario_file = sc.source_file;
     rec.seed = sc.seed;
     rec.total_gpus = topo.total_gpus();
     jobs.resize(sc.jobs.size());
+    for (const auto& q : sc.queues) queue_names.push_back(q.name);
     for (std::size_t i = 0; i < sc.jobs.size(); ++i) {
       const JobSpec& spec = sc.jobs[i];
       JobRecord jr;
@@ -79,8 +103,7 @@ struct Controller::Impl {
       jr.submit = spec.submit;
       jr.iterations_target = spec.iterations;
       rec.jobs.push_back(std::move(jr));
-      for (std::size_t q = 0; q < sc.queues.size(); ++q)
-        if (sc.queues[q].name == spec.queue) jobs[i].queue = static_cast<int>(q);
+      job_names.push_back(spec.name);
       submit_order.push_back(static_cast<int>(i));
     }
     std::stable_sort(submit_order.begin(), submit_order.end(),
@@ -88,20 +111,29 @@ struct Controller::Impl {
     sample(Seconds(0));
   }
 
+  void set_state(int j, JobState to) {
+    JobState& from = jobs[j].state;
+    auto counts = [&](JobState s, int d) {
+      if (s == JobState::Running || s == JobState::Stalled) running += d;
+      if (s == JobState::Pending) pending += d;
+      if (s == JobState::Completed || s == JobState::Abandoned) ended += d;
+    };
+    counts(from, -1);
+    counts(to, +1);
+    from = to;
+  }
+
   void decide(Seconds t, std::string kind, std::string job, std::vector<std::string> nodes, std::string reason) {
     rec.decisions.push_back(Decision{t, std::move(kind), std::move(job), std::move(nodes), std::move(reason)});
   }
 
   void sample(Seconds now) {
-    Sample s{now, cluster.allocated_gpus(), cluster.up_gpus(), 0, 0};
-    for (const auto& j : jobs) {
-      s.jobs_running += j.state == JobState::Running || j.state == JobState::Stalled;
-      s.jobs_pending += j.state == JobState::Pending;
-    }
+    Sample s{now, cluster.allocated_gpus(), cluster.up_gpus(), running, pending, cluster.fragmentation()};
     if (!rec.series.empty()) {
       Sample& last = rec.series.back();
       bool same = last.gpus_allocated == s.gpus_allocated && last.gpus_up == s.gpus_up &&
-                  last.jobs_running == s.jobs_running && last.jobs_pending == s.jobs_pending;
+                  last.jobs_running == s.jobs_running && last.jobs_pending == s.jobs_pending &&
+                  last.fragmentation == s.fragmentation;
       if (same) return;
       if (last.t == now) {
         last = s;
@@ -118,19 +150,53 @@ struct Controller::Impl {
 
   Segment& segment(int job) { return rec.jobs[job].segments.back(); }
 
+  // Estimated run time from `from` iterations to the end: the declared run time pro rata, else startup plus the
+  // remaining iterations at the planned iteration time.
+  Seconds remaining_runtime(int j, std::int64_t from) {
+    const JobSpec& spec = sc.jobs[j];
+    const double left = static_cast<double>(spec.iterations - from) / static_cast<double>(spec.iterations);
+    if (spec.estimated_runtime) return *spec.estimated_runtime * left;
+    JobRuntime& rt = jobs[j];
+    if (rt.iteration_estimate.value == 0) {
+      std::vector<int> packed(spec.gpus);
+      for (int i = 0; i < spec.gpus; ++i) packed[i] = i;
+      rt.iteration_estimate = planner(spec, topo, packed, sc.perf).predicted_iteration;
+    }
+    Seconds startup = rt.attempt == 0 ? sc.perf.launch_overhead : sc.recovery.restart_overhead;
+    return startup + rt.iteration_estimate * static_cast<double>(spec.iterations - from);
+  }
+
+  void enqueue(int j, Seconds t, bool at_head) {
+    JobRuntime& rt = jobs[j];
+    set_state(j, JobState::Pending);
+    rt.enqueued = t;
+    rt.wait_kind = WaitKind::None;
+    rt.wait_since = t;
+    sched.enqueue(j, t, remaining_runtime(j, rt.checkpoint), at_head);
+  }
+
+  // Closes the job's current wait interval into its pending time by reason.
+  void close_wait(int j, Seconds now) {
+    JobRuntime& rt = jobs[j];
+    if (rt.wait_kind != WaitKind::None) rec.jobs[j].pending_by_reason[to_string(rt.wait_kind)] += now - rt.wait_since;
+    rt.wait_kind = WaitKind::None;
+    rt.wait_since = now;
+  }
+
   // --- timers ---------------------------------------------------------------------------------------------------
   void run_due(Seconds now, std::vector<Action>& out) {
     while (next_submit < submit_order.size() && sc.jobs[submit_order[next_submit]].submit <= now) {
       int j = submit_order[next_submit++];
-      jobs[j].state = JobState::Pending;
-      jobs[j].order = next_order++;
-      jobs[j].enqueued = sc.jobs[j].submit;
       decide(sc.jobs[j].submit, "submit", sc.jobs[j].name, {},
              "queue " + sc.jobs[j].queue + ", priority " + std::to_string(sc.jobs[j].priority) + ", " +
                  std::to_string(sc.jobs[j].gpus) + " GPUs");
+      enqueue(j, sc.jobs[j].submit, false);
     }
-    for (std::size_t j = 0; j < jobs.size(); ++j)
-      if (jobs[j].state == JobState::Stalled && jobs[j].detect_at <= now) detect_failure(static_cast<int>(j), out);
+    while (!stalled.empty() && stalled.begin()->first <= now) {
+      int j = stalled.begin()->second;
+      stalled.erase(stalled.begin());
+      detect_failure(j, out);
+    }
   }
 
   void detect_failure(int j, std::vector<Action>& out) {
@@ -158,12 +224,13 @@ struct Controller::Impl {
     seg.outcome = "failed";
     seg.reached_iteration = std::max(seg.reached_iteration, rt.done_at_fault);
     cluster.release(rt.gpus);
+    sched.finished(j, t);
     rt.gpus.clear();
     rt.done = rt.checkpoint;
     jr.iterations_done = rt.checkpoint;
 
     if (jr.restarts >= sc.recovery.max_restarts) {
-      rt.state = JobState::Abandoned;
+      set_state(j, JobState::Abandoned);
       jr.state = "abandoned";
       jr.end = t;
       decide(t, "abandon", spec.name, {},
@@ -171,13 +238,11 @@ struct Controller::Impl {
       return;
     }
     ++jr.restarts;
-    rt.state = JobState::Pending;
-    rt.order = next_head_order++;
-    rt.enqueued = t;
     jr.state = "pending";
     decide(t, "requeue", spec.name, {},
            "at the head of queue " + spec.queue + "; resumes from checkpoint at iteration " +
                std::to_string(rt.checkpoint));
+    enqueue(j, t, true);
   }
 
   // --- events ---------------------------------------------------------------------------------------------------
@@ -200,13 +265,14 @@ struct Controller::Impl {
     ++jr.checkpoints;
     jr.checkpoint_times.push_back(now);
     jr.checkpoint_time += e.write_time;
+    sched.checkpointed(e.job, now);
   }
 
   void on(const JobCompleted& e, Seconds now, std::vector<Action>&) {
     if (stale(e.job, e.attempt) || jobs[e.job].state != JobState::Running) return;
     JobRuntime& rt = jobs[e.job];
     JobRecord& jr = rec.jobs[e.job];
-    rt.state = JobState::Completed;
+    set_state(e.job, JobState::Completed);
     rt.done = sc.jobs[e.job].iterations;
     jr.iterations_done = rt.done;
     jr.state = "completed";
@@ -216,6 +282,7 @@ struct Controller::Impl {
     seg.outcome = "completed";
     seg.reached_iteration = rt.done;
     cluster.release(rt.gpus);
+    sched.finished(e.job, now);
     decide(now, "complete", jr.name, node_names(topo, rt.gpus), std::to_string(rt.done) + " iterations");
     rt.gpus.clear();
   }
@@ -223,11 +290,12 @@ struct Controller::Impl {
   void stall(int j, Seconds now, std::int64_t done, const std::string& cause) {
     JobRuntime& rt = jobs[j];
     if (rt.state != JobState::Running) return;
-    rt.state = JobState::Stalled;
+    set_state(j, JobState::Stalled);
     rt.fault_time = now;
     rt.fault_cause = cause;
     rt.done_at_fault = std::max(rt.done, done);
     rt.detect_at = now + sc.recovery.detection_timeout;
+    stalled.insert({rt.detect_at, j});
   }
 
   void on(const JobStalled& e, Seconds now, std::vector<Action>&) {
@@ -239,6 +307,7 @@ struct Controller::Impl {
     const std::string& name = topo.nodes()[e.node].name;
     decide(now, "node_down", "", {name}, e.cause);
     cluster.set_up(e.node, false);
+    sched.capacity_changed();
     out.push_back(Cordon{e.node, "down: " + e.cause});
     const int gpn = topo.gpus_per_node();
     for (std::size_t j = 0; j < jobs.size(); ++j) {
@@ -251,6 +320,7 @@ struct Controller::Impl {
   void on(const NodeUp& e, Seconds now, std::vector<Action>& out) {
     decide(now, "node_up", "", {topo.nodes()[e.node].name}, "repaired, back in service");
     cluster.set_up(e.node, true);
+    sched.capacity_changed();
     out.push_back(Uncordon{e.node});
   }
 
@@ -264,39 +334,53 @@ struct Controller::Impl {
 
   // --- scheduling -----------------------------------------------------------------------------------------------
   void schedule(Seconds now, std::vector<Action>& out) {
-    std::vector<PendingJob> pending;
-    QueueUsage usage;
-    for (const auto& q : sc.queues) {
-      usage.names.push_back(q.name);
-      usage.quota.push_back(q.gpu_quota);
-      usage.used.push_back(0);
-    }
-    for (std::size_t j = 0; j < jobs.size(); ++j) {
-      const JobRuntime& rt = jobs[j];
-      if (rt.state == JobState::Running || rt.state == JobState::Stalled) usage.used[rt.queue] += sc.jobs[j].gpus;
-      if (rt.state == JobState::Pending)
-        pending.push_back({static_cast<int>(j), &sc.jobs[j].name, sc.jobs[j].priority, sc.jobs[j].gpus, rt.queue,
-                           rt.order});
-    }
-    if (pending.empty()) return;
-    ScheduleResult result = scheduler.schedule(std::move(pending), cluster, std::move(usage));
+    ScheduleResult result = sched.schedule(now, cluster);
+    for (auto& p : result.preemptions) preempt(p, now, out);
     for (auto& start : result.starts) launch(start.job, std::move(start.gpus), now, out);
     for (auto& wait : result.waits) {
-      JobRuntime& rt = jobs[wait.job];
-      if (rt.pending_reason == wait.reason) continue;
-      rt.pending_reason = wait.reason;
-      decide(now, "pending", sc.jobs[wait.job].name, {}, wait.reason);
+      close_wait(wait.job, now);
+      jobs[wait.job].wait_kind = wait.reason.kind;
+      decide(now, "pending", sc.jobs[wait.job].name, {}, describe(wait.reason, job_names, queue_names));
     }
+  }
+
+  void preempt(const ScheduleResult::Preemption& p, Seconds now, std::vector<Action>& out) {
+    const int j = p.victim;
+    JobRuntime& rt = jobs[j];
+    JobRecord& jr = rec.jobs[j];
+    const JobSpec& by = sc.jobs[p.preemptor];
+    const bool reclaim = by.queue != sc.jobs[j].queue;
+    decide(now, "preempt", sc.jobs[j].name, node_names(topo, p.gpus),
+           "by " + by.name + " (queue " + by.queue + ", priority " + std::to_string(by.priority) + "): " +
+               (reclaim ? "queue " + by.queue + " reclaims its quota, which queue " + sc.jobs[j].queue + " borrowed"
+                        : std::string("a higher priority in the same queue")) +
+               "; resumes from checkpoint at iteration " + std::to_string(rt.checkpoint));
+    out.push_back(Kill{j, rt.attempt, "preempted by " + by.name});
+    if (rt.state == JobState::Stalled) stalled.erase({rt.detect_at, j});
+    Segment& seg = segment(j);
+    seg.end = now;
+    seg.outcome = "preempted";
+    seg.reached_iteration = std::max(seg.reached_iteration, rt.done);
+    rt.gpus.clear();
+    rt.done = rt.checkpoint;
+    jr.iterations_done = rt.checkpoint;
+    jr.state = "pending";
+    ++jr.preemptions;
+    // The scheduler has requeued it at the head of its queue; mirror that here.
+    set_state(j, JobState::Pending);
+    rt.enqueued = now;
+    rt.wait_kind = WaitKind::None;
+    rt.wait_since = now;
+    sched.set_remaining(j, remaining_runtime(j, rt.checkpoint));
   }
 
   void launch(int j, std::vector<int> gpus, Seconds now, std::vector<Action>& out) {
     JobRuntime& rt = jobs[j];
     const JobSpec& spec = sc.jobs[j];
     JobRecord& jr = rec.jobs[j];
-    cluster.allocate(gpus);
-    rt.state = JobState::Running;
+    close_wait(j, now);
+    set_state(j, JobState::Running);
     rt.gpus = gpus;
-    rt.pending_reason.clear();
     ++rt.attempt;
     jr.state = "running";
     jr.wait += now - rt.enqueued;
@@ -309,7 +393,7 @@ struct Controller::Impl {
     l.start_iteration = rt.checkpoint;
     l.iterations = spec.iterations;
     l.startup = rt.attempt == 1 ? sc.perf.launch_overhead : sc.recovery.restart_overhead;
-    l.plan = plan_iteration(spec, topo, l.gpus, sc.perf);
+    l.plan = planner(spec, topo, l.gpus, sc.perf);
     if (spec.checkpoint_every) {
       l.checkpoint_every = *spec.checkpoint_every;
     } else if (spec.checkpoint_interval) {
@@ -318,6 +402,11 @@ struct Controller::Impl {
     }
     jr.predicted_iteration = l.plan.predicted_iteration;
     if (jr.measured_iteration.value == 0) jr.measured_iteration = l.plan.predicted_iteration;
+    if (!spec.estimated_runtime) {
+      rt.iteration_estimate = l.plan.predicted_iteration;
+      sched.set_estimated_end(
+          j, now + l.startup + l.plan.predicted_iteration * static_cast<double>(spec.iterations - rt.checkpoint));
+    }
 
     Segment seg;
     seg.attempt = rt.attempt;
@@ -350,16 +439,12 @@ struct Controller::Impl {
       if (!best || t < *best) best = t;
     };
     if (next_submit < submit_order.size()) consider(sc.jobs[submit_order[next_submit]].submit);
-    for (const auto& rt : jobs)
-      if (rt.state == JobState::Stalled) consider(rt.detect_at);
+    if (!stalled.empty()) consider(stalled.begin()->first);
+    if (auto t = sched.next_deadline()) consider(*t);
     return best;
   }
 
-  bool done() const {
-    return std::all_of(jobs.begin(), jobs.end(), [](const JobRuntime& rt) {
-      return rt.state == JobState::Completed || rt.state == JobState::Abandoned;
-    });
-  }
+  bool done() const { return ended == static_cast<int>(jobs.size()); }
 
   void finish(Seconds now) {
     if (finished) return;
@@ -373,13 +458,16 @@ struct Controller::Impl {
         segment(static_cast<int>(j)).outcome = "unfinished";
       }
       if (jr.state != "completed" && jr.state != "abandoned") jr.state = "unfinished";
-      if (jobs[j].state == JobState::Pending) jr.wait += now - jobs[j].enqueued;
+      if (jobs[j].state == JobState::Pending) {
+        jr.wait += now - jobs[j].enqueued;
+        close_wait(static_cast<int>(j), now);
+      }
       // Iterations of a segment count only up to where the next attempt resumed (the rest was rolled back).
       for (std::size_t s = 0; s < jr.segments.size(); ++s) {
         const Segment& seg = jr.segments[s];
-        std::int64_t kept_until =
-            s + 1 < jr.segments.size() ? std::min(seg.reached_iteration, jr.segments[s + 1].start_iteration)
-                                       : seg.reached_iteration;
+        std::int64_t kept_until = s + 1 < jr.segments.size()
+                                      ? std::min(seg.reached_iteration, jr.segments[s + 1].start_iteration)
+                                      : seg.reached_iteration;
         jr.productive_seconds += std::max<std::int64_t>(0, kept_until - seg.start_iteration) * seg.iteration_time.value;
         allocated += (seg.end.value_or(now) - seg.start).value * jr.gpus;
       }
@@ -406,13 +494,21 @@ struct Controller::Impl {
   }
 };
 
-Controller::Controller(const Scenario& scenario) : impl_(std::make_unique<Impl>(scenario)) {}
+Controller::Controller(const Scenario& scenario) : Controller(scenario, plan_iteration) {}
+Controller::Controller(const Scenario& scenario, Planner planner)
+    : impl_(std::make_unique<Impl>(scenario, std::move(planner))) {}
 Controller::~Controller() = default;
 std::vector<Action> Controller::handle(const Event& event, Seconds now) { return impl_->handle(event, now); }
 std::optional<Seconds> Controller::next_deadline() const { return impl_->next_deadline(); }
 bool Controller::done() const { return impl_->done(); }
 void Controller::finish(Seconds now) { impl_->finish(now); }
 const RunRecord& Controller::record() const { return impl_->rec; }
+std::string Controller::pending_reason(int job) const {
+  if (!impl_->sched.is_pending(job)) return "";
+  return describe(impl_->sched.reason(job), impl_->job_names, impl_->queue_names);
+}
+const std::vector<int>& Controller::queue_usage() const { return impl_->sched.usage().used; }
+const std::vector<int>& Controller::job_gpus(int job) const { return impl_->jobs[job].gpus; }
 void Controller::set_driver(std::string name, std::map<std::string, std::string> info) {
   impl_->rec.driver = std::move(name);
   impl_->rec.driver_info = std::move(info);

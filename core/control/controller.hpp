@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <memory>
@@ -17,9 +18,14 @@
 
 namespace tt {
 
+// How a placed job's iteration is planned; plan_iteration() unless a test or benchmark swaps in a cheaper stand-in.
+using Planner = std::function<IterationPlan(const JobSpec&, const Topology&, const std::vector<int>&,
+                                            const PerfConstants&)>;
+
 class Controller {
  public:
   explicit Controller(const Scenario& scenario);
+  Controller(const Scenario& scenario, Planner planner);
   ~Controller();
   Controller(const Controller&) = delete;
   Controller& operator=(const Controller&) = delete;
@@ -33,6 +39,11 @@ class Controller {
   const RunRecord& record() const;
   // The driver names itself and its model settings (e.g. the pinned SimGrid network model) for the report.
   void set_driver(std::string name, std::map<std::string, std::string> info);
+  // Scheduling state, for tests and tools: why a waiting job waits (empty when it does not wait), each queue's GPUs in
+  // use, the GPUs a running job holds.
+  std::string pending_reason(int job) const;
+  const std::vector<int>& queue_usage() const;
+  const std::vector<int>& job_gpus(int job) const;
 
  private:
   struct Impl;

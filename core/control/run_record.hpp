@@ -14,7 +14,7 @@ namespace tt {
 
 struct Decision {
   Seconds t;
-  std::string kind;    // submit, launch, pending, detect, kill, requeue, complete, abandon, node_down, node_up, ...
+  std::string kind;    // submit, launch, pending, preempt, detect, requeue, complete, abandon, node_down, node_up, ...
   std::string job;     // empty for cluster decisions
   std::vector<std::string> nodes;
   std::string reason;
@@ -28,7 +28,7 @@ struct Segment {  // one attempt of a job, from launch to its end
   std::int64_t start_iteration = 0;
   std::int64_t reached_iteration = 0;
   Seconds iteration_time;  // latest measured
-  std::string outcome;     // completed, failed, killed, unfinished
+  std::string outcome;     // completed, failed, preempted, unfinished
 };
 
 struct FailureRecord {
@@ -49,13 +49,15 @@ struct JobRecord {
   std::optional<Seconds> end;
   std::string state = "pending";  // pending, running, completed, abandoned, unfinished
   int restarts = 0;
+  int preemptions = 0;
   std::int64_t iterations_target = 0;
   std::int64_t iterations_done = 0;
   std::int64_t last_checkpoint = 0;
   int checkpoints = 0;
   std::vector<Seconds> checkpoint_times;  // when each checkpoint completed
   Seconds checkpoint_time;       // total training time blocked by checkpoint writes
-  Seconds wait;                  // total time queued (first wait and after failures)
+  Seconds wait;                  // total time queued (first wait and after failures and preemptions)
+  std::map<std::string, Seconds> pending_by_reason;  // the wait split by reason kind (core/sched/pending_reason.hpp)
   Seconds predicted_iteration;   // closed form
   Seconds measured_iteration;    // latest measured by the driver
   double lost_gpu_hours = 0;
@@ -71,6 +73,7 @@ struct Sample {  // cluster state, recorded whenever it changes
   int gpus_up = 0;
   int jobs_running = 0;
   int jobs_pending = 0;
+  double fragmentation = 0;  // share of the free GPUs on partly used nodes (ClusterState::fragmentation)
 };
 
 struct CheckResult {

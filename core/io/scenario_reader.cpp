@@ -112,21 +112,107 @@ std::string str_of(const Json& v) { return v.is_string() ? v.get<std::string>() 
 
 // --- sections -----------------------------------------------------------------------------------------------
 
+// One of a fixed set of words, with a suggestion for a near miss.
+std::size_t choice(JsonObject& o, const std::string& key, const std::vector<std::string>& allowed,
+                   const std::string& what) {
+  std::string v = o.str(key);
+  auto it = std::find(allowed.begin(), allowed.end(), v);
+  if (it == allowed.end())
+    o.fail(key, what + " (" + list_names(allowed, allowed.size()) + "), found " + in_quotes(v) + suggestion(v, allowed));
+  return static_cast<std::size_t>(it - allowed.begin());
+}
+
 std::vector<QueueSpec> read_queues(JsonObject& root) {
   std::vector<QueueSpec> queues;
   std::map<std::string, std::string> seen;
   for (const auto& [v, ptr] : root.array("queues")) {
-    auto o = open(*v, root.file(), ptr, {"name", "gpu_quota"});
+    auto o = open(*v, root.file(), ptr,
+                  {"name", "gpu_quota", "cohort", "borrowing_limit", "lending_limit", "queueing_strategy",
+                   "preemption"});
     QueueSpec q;
     q.name = o.str("name");
     if (auto it = seen.find(q.name); it != seen.end())
       o.fail("name", "a queue name not used by an earlier queue; " + in_quotes(q.name) + " is already " + it->second);
     seen.emplace(q.name, ptr);
     q.gpu_quota = int_in(o, "gpu_quota", 1);
+    q.cohort = o.opt_str("cohort").value_or("");
+    for (const char* key : {"borrowing_limit", "lending_limit"})
+      if (q.cohort.empty() && o.has(key))
+        o.fail(key, std::string("no \"") + key + "\" for a queue in no cohort (add \"cohort\": a queue borrows and " +
+                        "lends only within its cohort)");
+    q.borrowing_limit = opt_int_in(o, "borrowing_limit", 0);
+    q.lending_limit = opt_int_in(o, "lending_limit", 0, q.gpu_quota);
+    if (present(o, "queueing_strategy"))
+      q.strategy = choice(o, "queueing_strategy", {"BestEffortFIFO", "StrictFIFO"}, "a queueing strategy") == 0
+                       ? QueueingStrategy::BestEffortFifo
+                       : QueueingStrategy::StrictFifo;
+    if (present(o, "preemption")) {
+      auto pre = open_child(o, "preemption", {"within_queue", "reclaim_within_cohort"});
+      if (present(pre, "within_queue"))
+        q.within_queue = choice(pre, "within_queue", {"Never", "LowerPriority"}, "a within-queue preemption policy") == 0
+                             ? WithinQueuePreemption::Never
+                             : WithinQueuePreemption::LowerPriority;
+      if (present(pre, "reclaim_within_cohort")) {
+        if (q.cohort.empty())
+          pre.fail("reclaim_within_cohort", "no reclaim for a queue in no cohort (add \"cohort\")");
+        q.reclaim = static_cast<ReclaimPreemption>(
+            choice(pre, "reclaim_within_cohort", {"Never", "LowerPriority", "Any"}, "a reclaim policy"));
+      }
+      pre.finish();
+    }
     o.finish();
     queues.push_back(std::move(q));
   }
   return queues;
+}
+
+std::vector<PriorityClass> read_priority_classes(JsonObject& root) {
+  std::vector<PriorityClass> classes;
+  if (!present(root, "priority_classes")) return classes;
+  std::map<std::string, std::string> seen;
+  for (const auto& [v, ptr] : root.array("priority_classes")) {
+    auto o = open(*v, root.file(), ptr, {"name", "value"});
+    PriorityClass c;
+    c.name = o.str("name");
+    if (auto it = seen.find(c.name); it != seen.end())
+      o.fail("name", "a priority class name not used by an earlier class; " + in_quotes(c.name) + " is already " +
+                         it->second);
+    seen.emplace(c.name, ptr);
+    c.value = int_in(o, "value", INT_MIN);
+    o.finish();
+    classes.push_back(std::move(c));
+  }
+  return classes;
+}
+
+SchedulerOptions read_scheduler(JsonObject& root) {
+  SchedulerOptions s;
+  if (!present(root, "scheduler")) return s;
+  auto o = open_child(root, "scheduler", {"ordering", "fair_share_half_life", "backfill", "placement", "preemption_exempt_time"});
+  if (present(o, "ordering"))
+    s.ordering = choice(o, "ordering", {"priority", "fair_share"}, "a queue ordering") == 0 ? QueueOrdering::Priority
+                                                                                            : QueueOrdering::FairShare;
+  if (o.has("fair_share_half_life") && s.ordering != QueueOrdering::FairShare)
+    o.fail("fair_share_half_life", "no half-life unless \"ordering\" is \"fair_share\"");
+  s.fair_share_half_life = opt_positive_seconds(o, "fair_share_half_life").value_or(s.fair_share_half_life);
+  if (present(o, "backfill")) s.backfill = choice(o, "backfill", {"none", "easy"}, "a backfill policy") == 1;
+  if (present(o, "placement"))
+    s.placement = choice(o, "placement", {"pack", "spread"}, "a placement policy") == 0 ? PlacementKind::Pack
+                                                                                       : PlacementKind::Spread;
+  if (auto t = o.opt_seconds("preemption_exempt_time")) s.preemption_exempt_time = *t;
+  o.finish();
+  return s;
+}
+
+// The most GPUs a job of the queue could ever hold: its quota, plus what it may borrow from its idle cohort.
+int max_usable(const std::vector<QueueSpec>& queues, const QueueSpec& q) {
+  if (q.cohort.empty()) return q.gpu_quota;
+  long long lent_by_others = 0;
+  for (const auto& other : queues)
+    if (&other != &q && other.cohort == q.cohort)
+      lent_by_others += std::min(other.gpu_quota, other.lending_limit.value_or(INT_MAX));
+  if (q.borrowing_limit) lent_by_others = std::min<long long>(lent_by_others, *q.borrowing_limit);
+  return static_cast<int>(std::min<long long>(q.gpu_quota + lent_by_others, INT_MAX));
 }
 
 ModelSpec read_model(JsonObject& job) {
@@ -183,16 +269,28 @@ struct JobSource {
   int queue = -1;
 };
 
+TopologyConstraint read_job_topology(JsonObject& job) {
+  auto o = open_child(job, "topology", {"max_leaf_groups", "mode", "max_wait"});
+  TopologyConstraint t;
+  t.max_leaf_groups = int_in(o, "max_leaf_groups", 1);
+  if (present(o, "mode")) t.required = choice(o, "mode", {"required", "preferred"}, "a topology mode") == 0;
+  if (!t.required && o.has("max_wait"))
+    o.fail("max_wait", "no \"max_wait\" with \"mode\": \"preferred\" (a preferred constraint never waits)");
+  t.max_wait = opt_positive_seconds(o, "max_wait");
+  o.finish();
+  return t;
+}
+
 std::vector<JobSpec> read_jobs(JsonObject& root, const std::vector<QueueSpec>& queues,
-                               std::vector<JobSource>& sources) {
+                               const std::vector<PriorityClass>& classes, std::vector<JobSource>& sources) {
   std::vector<std::string> queue_names;
   for (const auto& q : queues) queue_names.push_back(q.name);
   std::vector<JobSpec> jobs;
   std::map<std::string, std::string> seen;
   for (const auto& [v, ptr] : root.array("jobs")) {
     auto o = open(*v, root.file(), ptr,
-                  {"name", "queue", "priority", "submit", "gpus", "model", "parallel", "iterations", "global_batch",
-                   "seq_len", "checkpoint"});
+                  {"name", "queue", "priority", "priority_class", "submit", "gpus", "model", "parallel", "iterations",
+                   "global_batch", "seq_len", "checkpoint", "estimated_runtime", "topology"});
     JobSpec j;
     j.name = o.str("name");
     if (auto it = seen.find(j.name); it != seen.end())
@@ -206,7 +304,21 @@ std::vector<JobSpec> read_jobs(JsonObject& root, const std::vector<QueueSpec>& q
                           " is not one" + suggestion(j.queue, queue_names));
     JobSource src{ptr, static_cast<int>(qit - queue_names.begin())};
 
+    if (o.has("priority") && o.has("priority_class"))
+      o.fail("priority_class", "either \"priority\" or \"priority_class\", not both");
     j.priority = opt_int_in(o, "priority", INT_MIN).value_or(0);
+    if (auto pc = o.opt_str("priority_class")) {
+      auto cit = std::find_if(classes.begin(), classes.end(), [&](const PriorityClass& c) { return c.name == *pc; });
+      if (cit == classes.end()) {
+        std::vector<std::string> names;
+        for (const auto& c : classes) names.push_back(c.name);
+        o.fail("priority_class", "one of the scenario's priority_classes (" +
+                                     (names.empty() ? std::string("there are none") : list_names(names)) + "); " +
+                                     in_quotes(*pc) + " is not one" + suggestion(*pc, names));
+      }
+      j.priority_class = *pc;
+      j.priority = cit->value;
+    }
     j.submit = o.opt_seconds("submit").value_or(Seconds(0));
     j.gpus = int_in(o, "gpus", 1);
     j.model = read_model(o);
@@ -221,6 +333,8 @@ std::vector<JobSpec> read_jobs(JsonObject& root, const std::vector<QueueSpec>& q
     j.global_batch = int_in(o, "global_batch", 1);
     j.seq_len = int_in(o, "seq_len", 1);
     if (present(o, "checkpoint")) read_checkpoint(o, j);
+    j.estimated_runtime = opt_positive_seconds(o, "estimated_runtime");
+    if (present(o, "topology")) j.topology = read_job_topology(o);
     o.finish();
 
     const auto& p = j.parallel;
@@ -238,9 +352,11 @@ std::vector<JobSpec> read_jobs(JsonObject& root, const std::vector<QueueSpec>& q
       o.fail("global_batch",
              "a global batch divisible by dp (" + std::to_string(p.dp) + "), found " + std::to_string(j.global_batch));
     const auto& q = queues[src.queue];
-    if (j.gpus > q.gpu_quota)
-      o.fail("gpus", "at most the gpu_quota of queue " + in_quotes(q.name) + " (" + std::to_string(q.gpu_quota) +
-                         " GPUs; a bigger job could never run), found " + std::to_string(j.gpus));
+    if (int cap = max_usable(queues, q); j.gpus > cap)
+      o.fail("gpus", "at most what queue " + in_quotes(q.name) + " can ever hold (" + std::to_string(cap) +
+                         " GPUs: its gpu_quota " + std::to_string(q.gpu_quota) +
+                         (q.cohort.empty() ? std::string() : " plus what it may borrow in cohort " + in_quotes(q.cohort)) +
+                         "; a bigger job could never run), found " + std::to_string(j.gpus));
     sources.push_back(src);
     jobs.push_back(std::move(j));
   }
@@ -333,6 +449,7 @@ constexpr MetricInfo kMetrics[] = {
     {"job.start", ValueKind::Duration},
     {"job.wait", ValueKind::Duration},
     {"job.restarts", ValueKind::Count},
+    {"job.preemptions", ValueKind::Count},
     {"job.iterations", ValueKind::Count},
     {"job.ettr", ValueKind::Ratio},
     {"job.lost_gpu_hours", ValueKind::NonNegative},
@@ -451,6 +568,20 @@ void check_against_topology(JsonObject& root, const Scenario& s, const std::vect
                        "at most the cluster's " + std::to_string(t.total_gpus()) + " GPUs (" +
                            std::to_string(t.nodes().size()) + " nodes x " + std::to_string(per_node) + "), found " +
                            std::to_string(j.gpus));
+    const auto& tc = j.topology;
+    if (tc.max_leaf_groups > 0 && tc.required && !tc.max_wait && j.gpus > per_node) {
+      std::vector<long long> sizes(t.groups(), 0);
+      for (const auto& n : t.nodes()) ++sizes[n.group];
+      std::sort(sizes.rbegin(), sizes.rend());
+      long long nodes = 0;
+      for (int g = 0; g < tc.max_leaf_groups && g < static_cast<int>(sizes.size()); ++g) nodes += sizes[g];
+      if (nodes * per_node < j.gpus)
+        throw InputError(root.file(), ptr + "/topology/max_leaf_groups",
+                         "enough leaf groups for the job's " + std::to_string(j.gpus) + " GPUs (the largest " +
+                             std::to_string(tc.max_leaf_groups) + " group(s) hold " + std::to_string(nodes * per_node) +
+                             "; a required constraint without max_wait would never be met), found " +
+                             std::to_string(tc.max_leaf_groups));
+    }
   }
   for (std::size_t i = 0; i < s.faults.size(); ++i) {
     const auto& f = s.faults[i];
@@ -474,7 +605,8 @@ void check_against_topology(JsonObject& root, const Scenario& s, const std::vect
 Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
   auto root = open(
       doc, file, "",
-      {"name", "description", "seed", "topology", "queues", "jobs", "faults", "recovery", "perf", "sim", "checks"});
+      {"name", "description", "seed", "topology", "queues", "priority_classes", "scheduler", "jobs", "faults", "recovery",
+       "perf", "sim", "checks"});
   Scenario s;
   s.source_file = file;
   s.name = root.str("name");
@@ -483,8 +615,10 @@ Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
   // Everything that does not depend on the cluster is read first; the topology comes last because reading it may
   // open another file, and the checks against it need the jobs and faults.
   s.queues = read_queues(root);
+  s.priority_classes = read_priority_classes(root);
+  s.scheduler = read_scheduler(root);
   std::vector<JobSource> job_sources;
-  s.jobs = read_jobs(root, s.queues, job_sources);
+  s.jobs = read_jobs(root, s.queues, s.priority_classes, job_sources);
   std::vector<FaultSource> fault_sources;
   s.faults = read_faults(root, fault_sources);
   s.recovery = read_recovery(root);

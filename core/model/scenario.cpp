@@ -12,6 +12,21 @@ const char* to_string(FaultKind k) {
   return "?";
 }
 
+const char* to_string(QueueingStrategy s) {
+  return s == QueueingStrategy::StrictFifo ? "StrictFIFO" : "BestEffortFIFO";
+}
+
+const char* to_string(WithinQueuePreemption p) { return p == WithinQueuePreemption::Never ? "Never" : "LowerPriority"; }
+
+const char* to_string(ReclaimPreemption p) {
+  switch (p) {
+    case ReclaimPreemption::Never: return "Never";
+    case ReclaimPreemption::LowerPriority: return "LowerPriority";
+    case ReclaimPreemption::Any: return "Any";
+  }
+  return "?";
+}
+
 const char* to_string(CheckOp op) {
   switch (op) {
     case CheckOp::Le:

@@ -13,9 +13,51 @@
 
 namespace tt {
 
+// Kueue vocabulary. A queue's nominal quota (gpu_quota) is what it may always use; queues of one cohort borrow each
+// other's unused quota, up to the borrower's borrowing_limit and the lender's lending_limit (unset: no limit). The
+// part of a queue's quota it does not lend (gpu_quota - lending_limit) is guaranteed to it.
+enum class QueueingStrategy { BestEffortFifo, StrictFifo };
+enum class WithinQueuePreemption { Never, LowerPriority };
+enum class ReclaimPreemption { Never, LowerPriority, Any };
+const char* to_string(QueueingStrategy s);
+const char* to_string(WithinQueuePreemption p);
+const char* to_string(ReclaimPreemption p);
+
 struct QueueSpec {
   std::string name;
-  int gpu_quota = 0;  // most GPUs its running jobs may hold at once
+  int gpu_quota = 0;  // nominal quota: GPUs its running jobs may hold at once without borrowing
+  std::string cohort;                  // empty: in no cohort (it neither borrows nor lends)
+  std::optional<int> borrowing_limit;  // most GPUs it may borrow beyond gpu_quota
+  std::optional<int> lending_limit;    // most of its unused quota others may borrow
+  QueueingStrategy strategy = QueueingStrategy::BestEffortFifo;
+  WithinQueuePreemption within_queue = WithinQueuePreemption::Never;  // preempt its own lower-priority jobs
+  ReclaimPreemption reclaim = ReclaimPreemption::Never;  // under its quota, take back what other queues borrowed
+};
+
+struct PriorityClass {
+  std::string name;
+  int value = 0;
+};
+
+// Slurm --switches=N@maxwait / Kueue required/preferred topology: a whole-node job wants at most N leaf groups.
+struct TopologyConstraint {
+  int max_leaf_groups = 0;           // 0: no constraint
+  bool required = true;              // false (preferred): use fewer groups when possible, never wait for it
+  std::optional<Seconds> max_wait;   // required: relaxed after waiting this long (unset: never relaxed)
+};
+
+enum class QueueOrdering { Priority, FairShare };
+enum class PlacementKind { Pack, Spread };
+
+struct SchedulerOptions {
+  // Priority then FIFO; or priority, then the queue with the least decayed usage per nominal GPU, then FIFO.
+  QueueOrdering ordering = QueueOrdering::Priority;
+  Seconds fair_share_half_life = Seconds(7 * 86400.0);
+  bool backfill = false;  // EASY backfill: the first blocked job gets a reservation, later jobs may backfill
+  PlacementKind placement = PlacementKind::Pack;
+  // A job that started (or restarted) less than this ago is never preempted (Slurm's PreemptExemptTime): without it a
+  // just-restarted job, having lost nothing since its checkpoint, is always the cheapest victim and can thrash.
+  Seconds preemption_exempt_time = Seconds(0);
 };
 
 struct Parallelism {
@@ -28,7 +70,8 @@ struct Parallelism {
 struct JobSpec {
   std::string name;
   std::string queue;
-  int priority = 0;            // higher runs first
+  int priority = 0;            // higher runs first (from priority_class when one is named)
+  std::string priority_class;  // empty: none
   Seconds submit;
   int gpus = 0;                // equals parallel.world()
   ModelSpec model;
@@ -39,6 +82,9 @@ struct JobSpec {
   // Checkpoint every this much training time, or every this many iterations (exactly one is set; neither: none).
   std::optional<Seconds> checkpoint_interval;
   std::optional<std::int64_t> checkpoint_every;
+  // Declared run time (Slurm --time), for backfill; unset: estimated by the performance model.
+  std::optional<Seconds> estimated_runtime;
+  TopologyConstraint topology;
 };
 
 enum class FaultKind { NodeCrash, LinkDown };
@@ -71,7 +117,7 @@ enum class CheckOp { Le, Lt, Ge, Gt, Eq };
 const char* to_string(CheckOp op);
 
 // A check on one figure of the run, e.g. {metric "job.end", job "pretrain", op "<=", value 6h}.
-// Metrics: job.end, job.start, job.wait, job.restarts, job.ettr, job.lost_gpu_hours, job.iterations,
+// Metrics: job.end, job.start, job.wait, job.restarts, job.preemptions, job.ettr, job.lost_gpu_hours, job.iterations,
 //          cluster.gpu_utilization, cluster.goodput, cluster.makespan, cluster.unfinished_jobs.
 struct CheckSpec {
   std::string name;   // as shown in reports; defaults to a readable form of the check
@@ -94,6 +140,8 @@ struct Scenario {
   std::uint64_t seed = 1;
   Topology topology;
   std::vector<QueueSpec> queues;
+  std::vector<PriorityClass> priority_classes;
+  SchedulerOptions scheduler;
   std::vector<JobSpec> jobs;
   std::vector<FaultSpec> faults;
   RecoveryPolicy recovery;

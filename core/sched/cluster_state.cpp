@@ -10,38 +10,98 @@ ClusterState::ClusterState(const Topology& topo) : gpus_per_node_(topo.gpus_per_
   full_mask_ = gpus_per_node_ == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << gpus_per_node_) - 1;
   int groups = 0;
   for (const auto& info : topo.nodes()) {
-    nodes_.push_back(Node{full_mask_, true, info.group});
+    nodes_.push_back(Node{full_mask_, true, info.group, gpus_per_node_});
     groups = std::max(groups, info.group + 1);
   }
+  const int n = nodes();
+  group_nodes_.resize(groups);
   whole_free_in_group_.assign(groups, 0);
-  for (const auto& n : nodes_) ++whole_free_in_group_[n.group];
+  bucket_.assign(gpus_per_node_ + 1, std::vector<std::uint64_t>((n + 63) / 64, 0));
+  bucket_count_.assign(gpus_per_node_ + 1, 0);
+  for (int i = 0; i < n; ++i) {
+    group_nodes_[nodes_[i].group].push_back(i);
+    ++whole_free_in_group_[nodes_[i].group];
+    bucket_[gpus_per_node_][i / 64] |= std::uint64_t{1} << (i % 64);
+  }
+  bucket_count_[gpus_per_node_] = n;
+  for (int g = 0; g < groups; ++g) max_group_size_ = std::max(max_group_size_, whole_free_in_group_[g]);
+  group_bucket_.assign(max_group_size_ + 1, std::vector<std::uint64_t>((groups + 63) / 64, 0));
+  group_bucket_count_.assign(max_group_size_ + 1, 0);
+  for (int g = 0; g < groups; ++g) {
+    group_bucket_[whole_free_in_group_[g]][g / 64] |= std::uint64_t{1} << (g % 64);
+    ++group_bucket_count_[whole_free_in_group_[g]];
+  }
+  whole_free_total_ = n;
+  free_total_ = n * gpus_per_node_;
+  up_nodes_ = n;
 }
 
-int ClusterState::free_gpus(int node) const {
-  const Node& n = nodes_[node];
-  return n.up ? std::popcount(n.free_mask) : 0;
-}
+int ClusterState::free_of(const Node& n) const { return n.free; }
+
+int ClusterState::free_gpus(int node) const { return free_of(nodes_[node]); }
 
 bool ClusterState::gpu_free(int gpu) const {
   const Node& n = nodes_[gpu / gpus_per_node_];
   return n.up && (n.free_mask >> (gpu % gpus_per_node_) & 1);
 }
 
-int ClusterState::total_free_gpus() const {
-  int total = 0;
-  for (int i = 0; i < nodes(); ++i) total += free_gpus(i);
-  return total;
+int ClusterState::max_free_on_a_node() const {
+  for (int c = gpus_per_node_; c > 0; --c)
+    if (bucket_count_[c] > 0) return c;
+  return 0;
 }
 
-int ClusterState::up_gpus() const {
-  int total = 0;
-  for (const auto& n : nodes_) total += n.up ? gpus_per_node_ : 0;
-  return total;
+int ClusterState::next_node_with_free(int count, int after) const {
+  if (bucket_count_[count] == 0) return -1;
+  const auto& bits = bucket_[count];
+  int start = after + 1;
+  std::size_t w = static_cast<std::size_t>(start) / 64;
+  if (w >= bits.size()) return -1;
+  std::uint64_t word = bits[w] & (~std::uint64_t{0} << (start % 64));
+  while (true) {
+    if (word) return static_cast<int>(w * 64 + std::countr_zero(word));
+    if (++w >= bits.size()) return -1;
+    word = bits[w];
+  }
 }
 
-void ClusterState::update_group(int node, bool was_whole) {
-  bool is_whole = whole_free(nodes_[node]);
-  if (was_whole != is_whole) whole_free_in_group_[nodes_[node].group] += is_whole ? 1 : -1;
+int ClusterState::best_fit_group(int whole_nodes) const {
+  for (int w = std::max(whole_nodes, 0); w <= max_group_size_; ++w) {
+    if (group_bucket_count_[w] == 0) continue;
+    const auto& bits = group_bucket_[w];
+    for (std::size_t i = 0; i < bits.size(); ++i)
+      if (bits[i]) return static_cast<int>(i * 64 + std::countr_zero(bits[i]));
+  }
+  return -1;
+}
+
+double ClusterState::fragmentation() const {
+  if (free_total_ == 0) return 0;
+  return static_cast<double>(free_total_ - whole_free_total_ * gpus_per_node_) / free_total_;
+}
+
+void ClusterState::reindex(int node, int old_free, bool old_whole) {
+  const Node& n = nodes_[node];
+  int now_free = free_of(n);
+  if (now_free != old_free) {
+    bucket_[old_free][node / 64] &= ~(std::uint64_t{1} << (node % 64));
+    bucket_[now_free][node / 64] |= std::uint64_t{1} << (node % 64);
+    --bucket_count_[old_free];
+    ++bucket_count_[now_free];
+    free_total_ += now_free - old_free;
+  }
+  bool now_whole = whole_free(n);
+  if (now_whole != old_whole) {
+    const int g = n.group;
+    int& w = whole_free_in_group_[g];
+    const std::uint64_t bit = std::uint64_t{1} << (g % 64);
+    group_bucket_[w][g / 64] &= ~bit;
+    --group_bucket_count_[w];
+    w += now_whole ? 1 : -1;
+    group_bucket_[w][g / 64] |= bit;
+    ++group_bucket_count_[w];
+    whole_free_total_ += now_whole ? 1 : -1;
+  }
 }
 
 void ClusterState::allocate(const std::vector<int>& gpus) {
@@ -50,9 +110,11 @@ void ClusterState::allocate(const std::vector<int>& gpus) {
     Node& n = nodes_[node];
     std::uint64_t bit = std::uint64_t{1} << (gpu % gpus_per_node_);
     assert(n.up && (n.free_mask & bit) && "GPU given twice");
-    bool was = whole_free(n);
+    int old_free = free_of(n);
+    bool old_whole = whole_free(n);
     n.free_mask &= ~bit;
-    update_group(node, was);
+    --n.free;
+    reindex(node, old_free, old_whole);
     ++allocated_;
   }
 }
@@ -63,17 +125,24 @@ void ClusterState::release(const std::vector<int>& gpus) {
     Node& n = nodes_[node];
     std::uint64_t bit = std::uint64_t{1} << (gpu % gpus_per_node_);
     assert(!(n.free_mask & bit) && "GPU released twice");
-    bool was = whole_free(n);
+    int old_free = free_of(n);
+    bool old_whole = whole_free(n);
     n.free_mask |= bit;
-    update_group(node, was);
+    if (n.up) ++n.free;
+    reindex(node, old_free, old_whole);
     --allocated_;
   }
 }
 
 void ClusterState::set_up(int node, bool up) {
-  bool was = whole_free(nodes_[node]);
-  nodes_[node].up = up;
-  update_group(node, was);
+  Node& n = nodes_[node];
+  if (n.up == up) return;
+  int old_free = free_of(n);
+  bool old_whole = whole_free(n);
+  n.up = up;
+  n.free = up ? std::popcount(n.free_mask) : 0;
+  up_nodes_ += up ? 1 : -1;
+  reindex(node, old_free, old_whole);
 }
 
 }  // namespace tt

@@ -1,7 +1,6 @@
 #include "core/sched/placement.hpp"
 
 #include <algorithm>
-#include <numeric>
 
 namespace tt {
 namespace {
@@ -17,75 +16,152 @@ void take_node(const ClusterState& state, int node, int count, std::vector<int>&
   }
 }
 
-PlacementOutcome place_within_node(const ClusterState& state, int gpus) {
-  int best = -1, best_free = 0, most_free = 0, total_free = 0;
-  for (int node = 0; node < state.nodes(); ++node) {
-    int f = state.free_gpus(node);
-    total_free += f;
-    most_free = std::max(most_free, f);
-    if (f >= gpus && (best < 0 || f < best_free)) {
-      best = node;
-      best_free = f;
-    }
+// Takes up to `count` wholly free nodes of a group, lowest index first; returns how many it took.
+int take_whole_nodes(const ClusterState& state, int group, int count, std::vector<int>& out) {
+  const int gpn = state.gpus_per_node();
+  int taken = 0;
+  for (int node : state.group_nodes(group)) {
+    if (taken == count) break;
+    if (state.free_gpus(node) != gpn) continue;
+    take_node(state, node, gpn, out);
+    ++taken;
   }
-  PlacementOutcome out;
-  if (best >= 0) {
-    take_node(state, best, gpus, out.gpus);
-    return out;
-  }
-  if (total_free >= gpus)
-    out.why_not = "fragmentation: " + std::to_string(total_free) + " GPUs free across nodes, at most " +
-                  std::to_string(most_free) + " on any one node, " + std::to_string(gpus) + " needed on one node";
-  else
-    out.why_not = "waiting for " + std::to_string(gpus) + " GPUs on one node: " + std::to_string(total_free) + " free";
-  return out;
+  return taken;
 }
 
-PlacementOutcome place_whole_nodes(const ClusterState& state, int nodes_needed) {
-  PlacementOutcome out;
-  const int groups = state.groups();
-  int single = -1, total_whole = 0;
-  for (int g = 0; g < groups; ++g) {
-    int w = state.whole_free_nodes_in_group(g);
-    total_whole += w;
-    if (w >= nodes_needed && (single < 0 || w < state.whole_free_nodes_in_group(single))) single = g;
-  }
-  if (total_whole < nodes_needed) {
-    out.why_not = "waiting for " + std::to_string(nodes_needed) + " whole nodes (" +
-                  std::to_string(nodes_needed * state.gpus_per_node()) + " GPUs): " + std::to_string(total_whole) +
-                  " whole nodes free, " + std::to_string(state.total_free_gpus()) + " GPUs free in all";
-    return out;
-  }
-  std::vector<int> order;
-  if (single >= 0) {
-    order.push_back(single);
+PendingReason sub_node_failure(const ClusterState& state, int gpus) {
+  PendingReason r;
+  r.gpus_per_node = state.gpus_per_node();
+  r.a = gpus;
+  r.b = state.total_free_gpus();
+  if (state.total_free_gpus() >= gpus) {
+    r.kind = WaitKind::Fragmentation;
+    r.c = state.nodes_with_any_free();
+    r.d = state.max_free_on_a_node();
   } else {
-    order.resize(groups);
-    std::iota(order.begin(), order.end(), 0);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-      return state.whole_free_nodes_in_group(a) > state.whole_free_nodes_in_group(b);
-    });
+    r.kind = WaitKind::Capacity;
   }
-  const int gpn = state.gpus_per_node();
-  int remaining = nodes_needed;
-  for (int g : order) {
-    for (int node = 0; node < state.nodes() && remaining > 0; ++node) {
-      if (state.group_of(node) != g || state.free_gpus(node) != gpn) continue;
-      take_node(state, node, gpn, out.gpus);
-      --remaining;
-    }
-    if (remaining == 0) break;
+  return r;
+}
+
+// Why k whole nodes cannot be had at all (fewer than k wholly free); nullopt-like kind None when they can.
+PendingReason whole_node_shortage(const ClusterState& state, int gpus, int nodes_needed) {
+  PendingReason r;
+  r.gpus_per_node = state.gpus_per_node();
+  if (state.whole_free_nodes() >= nodes_needed) return r;
+  r.a = gpus;
+  if (state.total_free_gpus() >= gpus) {
+    r.kind = WaitKind::Fragmentation;
+    r.b = state.total_free_gpus();
+    r.c = state.nodes_with_any_free();
+    r.d = state.whole_free_nodes();
+  } else {
+    r.kind = WaitKind::Capacity;
+    r.b = state.whole_free_nodes();
+    r.c = nodes_needed;
+    r.d = state.total_free_gpus();
   }
-  std::sort(out.gpus.begin(), out.gpus.end());
-  return out;
+  return r;
+}
+
+PendingReason topology_failure(const ClusterState& state, const PlacementRequest& req, int nodes_needed) {
+  PendingReason r;
+  r.kind = WaitKind::Topology;
+  r.gpus_per_node = state.gpus_per_node();
+  r.a = req.max_groups;
+  r.b = nodes_needed;
+  state.for_each_group_most_whole_first([&](int, int whole) {
+    r.c = whole;
+    return false;
+  });
+  return r;
 }
 
 }  // namespace
 
-PlacementOutcome PackPlacement::place(const ClusterState& state, int gpus) const {
+PlacementOutcome PackPlacement::place(const ClusterState& state, const PlacementRequest& req) const {
   const int gpn = state.gpus_per_node();
-  if (gpus <= gpn) return place_within_node(state, gpus);
-  return place_whole_nodes(state, gpus / gpn);
+  PlacementOutcome out;
+  if (req.gpus <= gpn) {
+    for (int c = req.gpus; c <= gpn; ++c) {
+      int node = state.next_node_with_free(c);
+      if (node >= 0) {
+        take_node(state, node, req.gpus, out.gpus);
+        return out;
+      }
+    }
+    out.why = sub_node_failure(state, req.gpus);
+    return out;
+  }
+  const int k = req.gpus / gpn;
+  out.why = whole_node_shortage(state, req.gpus, k);
+  if (out.why.kind != WaitKind::None) return out;
+  if (int g = state.best_fit_group(k); g >= 0) {
+    take_whole_nodes(state, g, k, out.gpus);
+    return out;
+  }
+  if (req.max_groups == 1) {
+    out.why = topology_failure(state, req, k);
+    return out;
+  }
+  std::vector<int> chosen;
+  int covered = 0;
+  state.for_each_group_most_whole_first([&](int g, int whole) {
+    if (whole == 0) return false;
+    chosen.push_back(g);
+    covered += whole;
+    return covered < k;
+  });
+  if (req.max_groups > 0 && static_cast<int>(chosen.size()) > req.max_groups) {
+    out.why = topology_failure(state, req, k);
+    return out;
+  }
+  int remaining = k;
+  for (int g : chosen) remaining -= take_whole_nodes(state, g, remaining, out.gpus);
+  std::sort(out.gpus.begin(), out.gpus.end());
+  return out;
+}
+
+PlacementOutcome SpreadPlacement::place(const ClusterState& state, const PlacementRequest& req) const {
+  const int gpn = state.gpus_per_node();
+  PlacementOutcome out;
+  if (req.gpus <= gpn) {
+    for (int c = gpn; c >= req.gpus; --c) {
+      int node = state.next_node_with_free(c);
+      if (node >= 0) {
+        take_node(state, node, req.gpus, out.gpus);
+        return out;
+      }
+    }
+    out.why = sub_node_failure(state, req.gpus);
+    return out;
+  }
+  const int k = req.gpus / gpn;
+  out.why = whole_node_shortage(state, req.gpus, k);
+  if (out.why.kind != WaitKind::None) return out;
+  struct Pick {
+    int group, whole, taken = 0;
+  };
+  std::vector<Pick> groups;
+  int covered = 0;
+  state.for_each_group_most_whole_first([&](int g, int whole) {
+    if (whole == 0 || (req.max_groups > 0 && static_cast<int>(groups.size()) == req.max_groups)) return false;
+    groups.push_back({g, whole});
+    covered += whole;
+    return true;
+  });
+  if (covered < k) {
+    out.why = topology_failure(state, req, k);
+    return out;
+  }
+  // One node per group per round; then take each group's share, lowest node index first.
+  int remaining = k;
+  while (remaining > 0)
+    for (auto& p : groups)
+      if (remaining > 0 && p.taken < p.whole) ++p.taken, --remaining;
+  for (const auto& p : groups) take_whole_nodes(state, p.group, p.taken, out.gpus);
+  std::sort(out.gpus.begin(), out.gpus.end());
+  return out;
 }
 
 }  // namespace tt

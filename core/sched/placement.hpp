@@ -1,26 +1,47 @@
 // Placement policies: where a gang of GPUs goes. A policy is a pure function of the cluster state: it returns every
-// GPU of the job or none (gang), and when it returns none it says why in words a user can act on.
+// GPU of the job or none (gang, always), and when it returns none it says why (a PendingReason). Jobs of at most one
+// node's GPUs go inside one node; larger ones take whole nodes. Index-driven: no policy scans every node.
 #pragma once
 
-#include <optional>
-#include <string>
 #include <vector>
 
 #include "core/sched/cluster_state.hpp"
+#include "core/sched/pending_reason.hpp"
 
 namespace tt {
 
-struct PlacementOutcome {
-  std::vector<int> gpus;  // empty: not placeable now
-  std::string why_not;
+struct PlacementRequest {
+  int gpus = 0;
+  int max_groups = 0;  // whole-node jobs: at most this many leaf groups (Slurm --switches); 0: any
 };
 
-// Pack: a job smaller than a node goes to the fullest node that still fits it (best fit); a larger one takes whole
-// nodes, from the single leaf group with the fewest free nodes that suffice, else from as few groups as possible.
-class PackPlacement {
+struct PlacementOutcome {
+  std::vector<int> gpus;  // empty: not placeable now
+  PendingReason why;      // Capacity, Fragmentation or Topology when empty
+};
+
+class PlacementPolicy {
  public:
-  const char* name() const { return "pack"; }
-  PlacementOutcome place(const ClusterState& state, int gpus) const;
+  virtual ~PlacementPolicy() = default;
+  virtual const char* name() const = 0;
+  virtual PlacementOutcome place(const ClusterState& state, const PlacementRequest& request) const = 0;
+};
+
+// Pack: a sub-node job goes to the fullest node that still fits it (best fit, lowest index on ties); a larger one
+// takes whole nodes from the one leaf group with the fewest wholly free nodes that suffice, else from the groups with
+// the most wholly free nodes first (fewest groups).
+class PackPlacement : public PlacementPolicy {
+ public:
+  const char* name() const override { return "pack"; }
+  PlacementOutcome place(const ClusterState& state, const PlacementRequest& request) const override;
+};
+
+// Spread: a sub-node job goes to the emptiest node (worst fit); a larger one takes one whole node per group in turn,
+// over as many groups as it may use (most wholly free first), to spread load over leaf switches.
+class SpreadPlacement : public PlacementPolicy {
+ public:
+  const char* name() const override { return "spread"; }
+  PlacementOutcome place(const ClusterState& state, const PlacementRequest& request) const override;
 };
 
 }  // namespace tt

@@ -1,41 +1,390 @@
 #include "core/sched/scheduler.hpp"
 
 #include <algorithm>
+#include <cassert>
 
 namespace tt {
 
-ScheduleResult PriorityFifoScheduler::schedule(std::vector<PendingJob> pending, ClusterState state,
-                                               QueueUsage usage) const {
-  std::stable_sort(pending.begin(), pending.end(), [](const PendingJob& a, const PendingJob& b) {
-    if (a.priority != b.priority) return a.priority > b.priority;
-    return a.order < b.order;
-  });
+struct Scheduler::Pass {
+  Seconds now;
+  ClusterState* cluster;
   ScheduleResult result;
-  const PendingJob* blocker = nullptr;
-  for (const auto& job : pending) {
-    const int q = job.queue;
-    if (usage.used[q] + job.gpus > usage.quota[q]) {
-      result.waits.push_back({job.job, "quota of queue " + usage.names[q] + " exhausted: " +
-                                           std::to_string(usage.used[q]) + " of " + std::to_string(usage.quota[q]) +
-                                           " GPUs in use, " + std::to_string(job.gpus) + " needed"});
-      continue;
-    }
-    if (blocker) {
-      result.waits.push_back({job.job, "behind " + *blocker->name + " (priority " + std::to_string(blocker->priority) +
-                                           "), which waits for capacity"});
-      continue;
-    }
-    PlacementOutcome placed = placement_.place(state, job.gpus);
-    if (placed.gpus.empty()) {
-      result.waits.push_back({job.job, placed.why_not});
-      blocker = &job;
-      continue;
-    }
-    state.allocate(placed.gpus);
-    usage.used[q] += job.gpus;
-    result.starts.push_back({job.job, std::move(placed.gpus)});
+  std::vector<int> strict_blocked;  // per queue: its blocked head when the queue is StrictFIFO
+  int blocker = -1;                 // backfill off: the first job blocked by capacity
+  std::vector<int> shadow;          // reserved GPUs held back from jobs that would outlive the reservation
+  bool shadow_on = false;
+  std::vector<std::vector<std::pair<int, int>>> preempt_failed;  // per queue: (priority, gpus) that found no victims
+};
+
+Scheduler::Scheduler(const std::vector<QueueSpec>& queues, const SchedulerOptions& options, std::vector<SchedJob> jobs)
+    : quota_(queues), preemption_(queues), options_(options) {
+  if (options.ordering == QueueOrdering::FairShare)
+    ordering_ = std::make_unique<FairShareOrdering>(options.fair_share_half_life);
+  else
+    ordering_ = std::make_unique<PriorityFifoOrdering>();
+  if (options.placement == PlacementKind::Spread)
+    placement_ = std::make_unique<SpreadPlacement>();
+  else
+    placement_ = std::make_unique<PackPlacement>();
+  const int nq = static_cast<int>(queues.size());
+  for (const auto& q : queues) {
+    nominal_.push_back(q.gpu_quota);
+    strict_.push_back(q.strategy == QueueingStrategy::StrictFifo);
   }
-  return result;
+  cohort_queues_.resize(nq);
+  for (int q = 0; q < nq; ++q)
+    for (int r = 0; r < nq; ++r)
+      if (r == q || (quota_.in_cohort(q) && quota_.cohort_of(r) == quota_.cohort_of(q))) cohort_queues_[q].push_back(r);
+  jobs_.resize(jobs.size());
+  for (std::size_t j = 0; j < jobs.size(); ++j) jobs_[j].spec = jobs[j];
+  pending_.resize(nq);
+  running_in_.resize(nq);
+  running_gpus_.resize(nq);
+  usage_ = quota_.empty_usage();
+  decayed_.assign(nq, 0.0);
+}
+
+Scheduler::~Scheduler() = default;
+
+void Scheduler::advance_usage(Seconds now) {
+  if (auto* fs = dynamic_cast<const FairShareOrdering*>(ordering_.get()); fs && now > usage_at_)
+    for (std::size_t q = 0; q < decayed_.size(); ++q)
+      decayed_[q] = fs->decayed(decayed_[q], usage_.used[q], now - usage_at_);
+  usage_at_ = std::max(usage_at_, now);
+}
+
+void Scheduler::enqueue(int job, Seconds now, Seconds runtime, bool at_head) {
+  Job& x = jobs_[job];
+  assert(x.state != State::Pending && x.state != State::Running);
+  advance_usage(now);
+  x.state = State::Pending;
+  x.order = at_head ? next_head_order_++ : next_order_++;
+  x.enqueued = now;
+  x.runtime = runtime;
+  x.reason = PendingReason{};
+  pending_[x.spec.queue].insert(key(job));
+  ++pending_count_;
+  const auto& t = x.spec.topology;
+  if (t.max_leaf_groups > 0 && t.required && t.max_wait) relax_.insert({now + *t.max_wait, job});
+  dirty_ = true;
+}
+
+void Scheduler::charge(int queue, int gpus) { quota_.charge(usage_, queue, gpus); }
+
+void Scheduler::add_running(int job, int sign) {
+  const Job& x = jobs_[job];
+  const int q = x.spec.queue;
+  if (sign > 0) {
+    running_in_[q].insert({x.spec.priority, job});
+    running_gpus_[q][x.spec.priority] += x.spec.gpus;
+  } else {
+    running_in_[q].erase({x.spec.priority, job});
+    if ((running_gpus_[q][x.spec.priority] -= x.spec.gpus) == 0) running_gpus_[q].erase(x.spec.priority);
+  }
+}
+
+long long Scheduler::preemptible_gpus(int q, int prio, int g) const {
+  long long avail = 0;
+  auto below = [&](int r) {
+    long long sum = 0;
+    for (const auto& [pr, gp] : running_gpus_[r]) {
+      if (pr >= prio) break;
+      sum += gp;
+    }
+    return sum;
+  };
+  if (preemption_.preempts_within(q)) avail += below(q);
+  if (preemption_.reclaims(q) && quota_.in_cohort(q) && usage_.used[q] + g <= quota_.nominal(q))
+    for (int r : cohort_queues_[q]) {
+      if (r == q || !quota_.borrowing(usage_, r)) continue;
+      long long cap = usage_.used[r] - quota_.guaranteed(r);
+      if (preemption_.reclaim_mode(q) == ReclaimPreemption::LowerPriority) cap = std::min(cap, below(r));
+      avail += std::max(0LL, cap);
+    }
+  return avail;
+}
+
+void Scheduler::finished(int job, Seconds now) {
+  Job& x = jobs_[job];
+  if (x.state != State::Running) return;
+  advance_usage(now);
+  charge(x.spec.queue, -x.spec.gpus);
+  by_end_.erase({x.est_end, job});
+  add_running(job, -1);
+  x.gpus.clear();
+  x.state = State::Idle;
+  dirty_ = true;
+}
+
+void Scheduler::checkpointed(int job, Seconds now) {
+  if (jobs_[job].state == State::Running) jobs_[job].last_checkpoint = now;
+}
+
+void Scheduler::set_estimated_end(int job, Seconds end) {
+  Job& x = jobs_[job];
+  if (x.state != State::Running || x.est_end == end) return;
+  by_end_.erase({x.est_end, job});
+  x.est_end = end;
+  by_end_.insert({end, job});
+}
+
+void Scheduler::set_remaining(int job, Seconds runtime) {
+  if (jobs_[job].state == State::Pending) jobs_[job].runtime = runtime;
+}
+
+std::optional<Seconds> Scheduler::next_deadline() const {
+  if (relax_.empty()) return std::nullopt;
+  return relax_.begin()->first;
+}
+
+ScheduleResult Scheduler::schedule(Seconds now, ClusterState& cluster) {
+  advance_usage(now);
+  while (!relax_.empty() && relax_.begin()->first <= now) {
+    relax_.erase(relax_.begin());
+    dirty_ = true;
+  }
+  if (!dirty_) return {};
+  dirty_ = false;
+  ++pass_;
+  reservation_.reset();
+
+  Pass p;
+  p.now = now;
+  p.cluster = &cluster;
+  const int nq = static_cast<int>(pending_.size());
+  p.strict_blocked.assign(nq, -1);
+  p.preempt_failed.resize(nq);
+
+  // Merge the queues: priority, then the ordering policy's queue score, then FIFO.
+  std::vector<double> score(nq);
+  for (int q = 0; q < nq; ++q) score[q] = ordering_->queue_score(q, decayed_, nominal_);
+  struct Head {
+    std::set<Key>::iterator it;
+    int queue;
+  };
+  auto later = [&](const Head& a, const Head& b) {  // heap: the earliest on top
+    if (a.it->neg_priority != b.it->neg_priority) return a.it->neg_priority > b.it->neg_priority;
+    if (score[a.queue] != score[b.queue]) return score[a.queue] > score[b.queue];
+    if (a.it->order != b.it->order) return a.it->order > b.it->order;
+    return a.it->job > b.it->job;
+  };
+  std::vector<Head> heap;
+  for (int q = 0; q < nq; ++q)
+    if (!pending_[q].empty()) heap.push_back({pending_[q].begin(), q});
+  std::make_heap(heap.begin(), heap.end(), later);
+  while (!heap.empty()) {
+    std::pop_heap(heap.begin(), heap.end(), later);
+    Head h = heap.back();
+    heap.pop_back();
+    int job = h.it->job;
+    auto next = std::next(h.it);
+    examine(job, p);
+    if (next != pending_[h.queue].end()) {
+      heap.push_back({next, h.queue});
+      std::push_heap(heap.begin(), heap.end(), later);
+    }
+  }
+  set_shadow(false, p);
+  return std::move(p.result);
+}
+
+void Scheduler::set_shadow(bool on, Pass& p) {
+  if (on == p.shadow_on) return;
+  if (on) {
+    p.shadow.clear();
+    for (int gpu : reservation_->gpus)
+      if (p.cluster->gpu_free(gpu)) p.shadow.push_back(gpu);
+    p.cluster->allocate(p.shadow);
+  } else {
+    p.cluster->release(p.shadow);
+  }
+  p.shadow_on = on;
+}
+
+PlacementOutcome Scheduler::place(const Job& x, Pass& p) const {
+  const auto& t = x.spec.topology;
+  PlacementRequest req{x.spec.gpus, t.max_leaf_groups};
+  if (t.required && t.max_wait && p.now >= x.enqueued + *t.max_wait) req.max_groups = 0;
+  PlacementOutcome out = placement_->place(*p.cluster, req);
+  if (out.gpus.empty() && !t.required && req.max_groups > 0) {
+    req.max_groups = 0;
+    out = placement_->place(*p.cluster, req);
+  }
+  if (out.why.kind == WaitKind::Topology && t.required && t.max_wait) out.why.until = x.enqueued + *t.max_wait;
+  return out;
+}
+
+void Scheduler::wait(int job, PendingReason why, Pass& p) {
+  Job& x = jobs_[job];
+  if (x.preempted_by >= 0) {
+    if (jobs_[x.preempted_by].state == State::Running) {
+      why = PendingReason{};
+      why.kind = WaitKind::Preempted;
+      why.job = x.preempted_by;
+    } else {
+      x.preempted_by = -1;
+    }
+  }
+  if (why.kind != x.reason.kind) p.result.waits.push_back({job, why});
+  x.reason = why;
+  // A StrictFIFO queue's first waiting job holds back the rest of the queue, whatever it waits for.
+  const int q = x.spec.queue;
+  if (strict_[q] && p.strict_blocked[q] < 0) p.strict_blocked[q] = job;
+}
+
+void Scheduler::examine(int job, Pass& p) {
+  Job& x = jobs_[job];
+  if (x.skip_pass == pass_) return;
+  const int q = x.spec.queue;
+  const int g = x.spec.gpus;
+  if (p.strict_blocked[q] >= 0) {
+    PendingReason why;
+    why.kind = WaitKind::StrictFifo;
+    why.job = p.strict_blocked[q];
+    why.queue = q;
+    return wait(job, why, p);
+  }
+  if (!quota_.fits(usage_, q, g)) {
+    if (try_preempt(job, p)) return;
+    return wait(job, quota_.why_not(usage_, q, g), p);
+  }
+  if (p.blocker >= 0) {
+    PendingReason why;
+    why.kind = WaitKind::Behind;
+    why.job = p.blocker;
+    why.a = jobs_[p.blocker].spec.priority;
+    return wait(job, why, p);
+  }
+  const bool outlives = reservation_ && !backfill_.may_use_reserved(p.now + x.runtime, *reservation_);
+  set_shadow(outlives, p);
+  PlacementOutcome placed = place(x, p);
+  if (!placed.gpus.empty()) return start(job, std::move(placed.gpus), p);
+  if (try_preempt(job, p)) return;
+  PendingReason why = placed.why;
+  if (outlives && !p.shadow.empty() && g <= p.cluster->total_free_gpus() + static_cast<int>(p.shadow.size())) {
+    why = PendingReason{};
+    why.kind = WaitKind::Reservation;
+    why.job = reservation_->job;
+    why.until = reservation_->start;
+  } else if (!options_.backfill) {
+    p.blocker = job;
+  } else if (!reservation_) {
+    set_shadow(false, p);
+    const auto& t = x.spec.topology;
+    PlacementRequest req{g, t.required && !(t.max_wait && p.now >= x.enqueued + *t.max_wait) ? t.max_leaf_groups : 0};
+    auto it = by_end_.begin();
+    auto next_end = [&](RunningEnd& e) {
+      if (it == by_end_.end()) return false;
+      e = RunningEnd{it->first, &jobs_[it->second].gpus};
+      ++it;
+      return true;
+    };
+    reservation_ = backfill_.reserve(job, req, p.now, next_end, *p.cluster, *placement_);
+  }
+  wait(job, why, p);
+}
+
+void Scheduler::start(int job, std::vector<int> gpus, Pass& p) {
+  Job& x = jobs_[job];
+  const int q = x.spec.queue;
+  p.cluster->allocate(gpus);
+  charge(q, x.spec.gpus);
+  pending_[q].erase(key(job));
+  --pending_count_;
+  if (x.spec.topology.max_wait) relax_.erase({x.enqueued + *x.spec.topology.max_wait, job});
+  x.state = State::Running;
+  x.start = p.now;
+  x.last_checkpoint = p.now;
+  x.est_end = p.now + x.runtime;
+  x.gpus = gpus;
+  x.reason = PendingReason{};
+  x.preempted_by = -1;
+  by_end_.insert({x.est_end, job});
+  add_running(job, +1);
+  // Jobs started after the reservation was made end before it or keep off its GPUs; the list of ends is stale.
+  p.result.starts.push_back({job, std::move(gpus)});
+}
+
+bool Scheduler::try_preempt(int job, Pass& p) {
+  Job& x = jobs_[job];
+  const int q = x.spec.queue;
+  const int prio = x.spec.priority;
+  const int g = x.spec.gpus;
+  if (!preemption_.preempts_within(q) && !preemption_.reclaims(q)) return false;
+  for (const auto& [fp, fg] : p.preempt_failed[q])
+    if (fp >= prio && fg <= g) return false;
+  const long long avail = preemptible_gpus(q, prio, g);
+  if (avail == 0 || p.cluster->total_free_gpus() + avail < g) {
+    p.preempt_failed[q].push_back({prio, g});
+    return false;
+  }
+
+  std::vector<VictimCandidate> cands;
+  for (int r : cohort_queues_[q])
+    for (const auto& [vp, v] : running_in_[r]) {
+      if (r == q && vp >= prio) break;  // within the queue only lower priorities are candidates
+      const Job& y = jobs_[v];
+      if (y.start == p.now) continue;  // started at this instant: never killed before it ran
+      if (p.now - y.start < options_.preemption_exempt_time) {
+        relax_.insert({y.start + options_.preemption_exempt_time, v});  // look again once it may be preempted
+        continue;
+      }
+      VictimCandidate c{v, r, y.spec.priority, y.spec.gpus, y.start, y.last_checkpoint, false};
+      if (preemption_.may_preempt(q, prio, g, c, quota_, usage_)) cands.push_back(c);
+    }
+  std::sort(cands.begin(), cands.end(),
+            [&](const VictimCandidate& a, const VictimCandidate& b) { return preemption_.before(a, b, p.now); });
+
+  auto fits = [&] { return quota_.fits(usage_, q, g) && !place(x, p).gpus.empty(); };
+  std::vector<VictimCandidate> victims;
+  bool ok = false;
+  for (const auto& c : cands) {
+    if (!preemption_.keeps_guarantee(c, quota_, usage_)) continue;
+    p.cluster->release(jobs_[c.job].gpus);
+    charge(c.queue, -c.gpus);
+    victims.push_back(c);
+    if ((ok = fits())) break;
+  }
+  auto restore = [&](const VictimCandidate& v) {
+    p.cluster->allocate(jobs_[v.job].gpus);
+    charge(v.queue, v.gpus);
+  };
+  if (!ok) {
+    for (const auto& v : victims) restore(v);
+    p.preempt_failed[q].push_back({prio, g});
+    return false;
+  }
+  // Keep running every victim the job turns out not to need (the last one added is needed).
+  for (std::size_t i = victims.size() - 1; i-- > 0;) {
+    restore(victims[i]);
+    if (fits()) {
+      victims.erase(victims.begin() + static_cast<std::ptrdiff_t>(i));
+    } else {
+      p.cluster->release(jobs_[victims[i].job].gpus);
+      charge(victims[i].queue, -victims[i].gpus);
+    }
+  }
+  for (const auto& v : victims) {
+    Job& y = jobs_[v.job];
+    by_end_.erase({y.est_end, v.job});
+    add_running(v.job, -1);
+    Seconds remaining = std::max(Seconds(0), y.est_end - p.now) + (p.now - y.last_checkpoint);
+    p.result.preemptions.push_back({v.job, job, std::move(y.gpus)});
+    y.gpus.clear();
+    y.state = State::Idle;
+    enqueue(v.job, p.now, remaining, /*at_head=*/true);  // examined from the next pass on
+    y.skip_pass = pass_;
+    y.preempted_by = job;
+    PendingReason why;
+    why.kind = WaitKind::Preempted;
+    why.job = job;
+    y.reason = why;
+    p.result.waits.push_back({v.job, why});
+  }
+  PlacementOutcome placed = place(x, p);
+  assert(!placed.gpus.empty());
+  start(job, std::move(placed.gpus), p);
+  return true;
 }
 
 }  // namespace tt

@@ -1,29 +1,36 @@
-// Scheduler policies: given the waiting jobs, the cluster and the queues' quotas, which jobs start now and where, and
-// for each job that does not, one reason a user can act on. Pure: it works on copies and decides nothing twice.
+// Scheduler: the scheduling mechanism, wired from the policies in this folder (CohortQuota, an OrderingPolicy, a
+// PlacementPolicy, EasyBackfill, PreemptionPolicy). It keeps the waiting jobs (per queue, in order), the running jobs
+// (by estimated end) and the queues' usage; a pass decides which jobs start where, which running jobs are preempted
+// for them, and one reason for every job that still waits. Deterministic, no I/O, gang always.
+// The caller owns the ClusterState: schedule() allocates the GPUs of the jobs it starts and releases those of the
+// jobs it preempts (they are requeued at the head of their queue); the caller releases the GPUs of jobs that end and
+// then calls finished(). A pass runs only when something that can change its outcome happened since the last one.
 #pragma once
 
 #include <cstdint>
-#include <string>
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <utility>
 #include <vector>
 
+#include "core/model/scenario.hpp"
+#include "core/sched/backfill.hpp"
 #include "core/sched/cluster_state.hpp"
+#include "core/sched/ordering.hpp"
+#include "core/sched/pending_reason.hpp"
 #include "core/sched/placement.hpp"
+#include "core/sched/preemption.hpp"
+#include "core/sched/quota.hpp"
 
 namespace tt {
 
-struct PendingJob {
-  int job = 0;
-  const std::string* name = nullptr;
+struct SchedJob {
+  int queue = 0;
   int priority = 0;
   int gpus = 0;
-  int queue = 0;
-  std::int64_t order = 0;  // among equal priorities, lower goes first (a requeued job gets a lower order: the head)
-};
-
-struct QueueUsage {
-  std::vector<std::string> names;
-  std::vector<int> quota;
-  std::vector<int> used;
+  TopologyConstraint topology;
 };
 
 struct ScheduleResult {
@@ -31,23 +38,106 @@ struct ScheduleResult {
     int job;
     std::vector<int> gpus;
   };
-  struct Wait {
+  struct Preemption {
+    int victim;
+    int preemptor;
+    std::vector<int> gpus;  // already released
+  };
+  struct Wait {  // a waiting job whose reason changed kind (the numbers of an unchanged kind update silently)
     int job;
-    std::string reason;
+    PendingReason reason;
   };
   std::vector<Start> starts;
+  std::vector<Preemption> preemptions;
   std::vector<Wait> waits;
 };
 
-// Priority, then FIFO, all queues in one order. A job over its queue's quota waits without holding others back; a job
-// that fits its quota but not the cluster blocks every job after it (no backfill), so large jobs are not starved.
-class PriorityFifoScheduler {
+class Scheduler {
  public:
-  const char* name() const { return "priority-fifo"; }
-  ScheduleResult schedule(std::vector<PendingJob> pending, ClusterState state, QueueUsage usage) const;
+  Scheduler(const std::vector<QueueSpec>& queues, const SchedulerOptions& options, std::vector<SchedJob> jobs);
+  ~Scheduler();
+
+  // A job starts waiting; `runtime` is its estimated remaining run time. At the head: before every job of its
+  // priority in its queue (a job that failed or was preempted).
+  void enqueue(int job, Seconds now, Seconds runtime, bool at_head = false);
+  void finished(int job, Seconds now);  // a running job ended; its GPUs are already released
+  void checkpointed(int job, Seconds now);
+  void set_estimated_end(int job, Seconds end);  // a better estimate, e.g. once the job is placed
+  void set_remaining(int job, Seconds runtime);  // a waiting job's estimated run time (after a preemption)
+  void capacity_changed() { dirty_ = true; }     // a node went down or came back
+  ScheduleResult schedule(Seconds now, ClusterState& cluster);
+  std::optional<Seconds> next_deadline() const;  // a topology constraint is relaxed then
+
+  bool is_pending(int job) const { return jobs_[job].state == State::Pending; }
+  bool is_running(int job) const { return jobs_[job].state == State::Running; }
+  const PendingReason& reason(int job) const { return jobs_[job].reason; }
+  const std::vector<int>& gpus(int job) const { return jobs_[job].gpus; }
+  Seconds estimated_end(int job) const { return jobs_[job].est_end; }
+  int pending_count() const { return pending_count_; }
+  const QuotaUsage& usage() const { return usage_; }
+  const CohortQuota& quota() const { return quota_; }
+  const std::optional<Reservation>& reservation() const { return reservation_; }
+  const PlacementPolicy& placement() const { return *placement_; }
+  const OrderingPolicy& ordering() const { return *ordering_; }
+  std::uint64_t passes() const { return pass_; }
 
  private:
-  PackPlacement placement_;
+  enum class State : unsigned char { Idle, Pending, Running };
+  struct Job {
+    SchedJob spec;
+    State state = State::Idle;
+    std::int64_t order = 0;
+    Seconds enqueued, runtime, start, est_end, last_checkpoint;
+    std::vector<int> gpus;
+    PendingReason reason;
+    int preempted_by = -1;
+    std::uint64_t skip_pass = 0;  // preempted in this pass: not examined again in it
+  };
+  struct Key {
+    int neg_priority;
+    std::int64_t order;
+    int job;
+    auto operator<=>(const Key&) const = default;
+  };
+  struct Pass;
+
+  Key key(int job) const { return {-jobs_[job].spec.priority, jobs_[job].order, job}; }
+  void advance_usage(Seconds now);
+  void examine(int job, Pass& p);
+  void start(int job, std::vector<int> gpus, Pass& p);
+  bool try_preempt(int job, Pass& p);
+  PlacementOutcome place(const Job& x, Pass& p) const;
+  void set_shadow(bool on, Pass& p);
+  void wait(int job, PendingReason why, Pass& p);
+  void charge(int queue, int gpus);
+  void add_running(int job, int sign);                                  // into or out of the per-queue running indexes
+  long long preemptible_gpus(int queue, int priority, int gpus) const;  // an upper bound of what victims could free
+
+  CohortQuota quota_;
+  PreemptionPolicy preemption_;
+  EasyBackfill backfill_;
+  std::unique_ptr<OrderingPolicy> ordering_;
+  std::unique_ptr<PlacementPolicy> placement_;
+  SchedulerOptions options_;
+  std::vector<int> nominal_;
+  std::vector<char> strict_;                     // per queue: StrictFIFO
+  std::vector<std::vector<int>> cohort_queues_;  // per queue: the queues of its cohort (itself when in none)
+
+  std::vector<Job> jobs_;
+  std::vector<std::set<Key>> pending_;                     // per queue
+  std::vector<std::set<std::pair<int, int>>> running_in_;  // per queue: (priority, job)
+  std::vector<std::map<int, int>> running_gpus_;           // per queue: priority -> GPUs held
+  std::set<std::pair<Seconds, int>> by_end_;               // running jobs by estimated end
+  std::set<std::pair<Seconds, int>> relax_;  // when a pass must rerun: topology relax times, preemption exemptions end
+  QuotaUsage usage_;
+  std::vector<double> decayed_;  // fair share: decayed GPU-seconds per queue
+  Seconds usage_at_;
+  std::optional<Reservation> reservation_;
+  std::int64_t next_order_ = 1;
+  std::int64_t next_head_order_ = INT64_MIN / 2;
+  int pending_count_ = 0;
+  std::uint64_t pass_ = 0;
+  bool dirty_ = false;
 };
 
 }  // namespace tt

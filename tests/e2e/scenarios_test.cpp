@@ -56,34 +56,58 @@ TEST_CASE("e2e: a failing check exits 1 and says what was expected and measured"
 
 TEST_CASE("e2e: bad input exits 2 naming the file and the JSON pointer", "[e2e]") {
   auto dir = scratch_dir("bad-input");
-  const std::string topo = std::string("\"") + TT_SOURCE_DIR + "/topologies/rail-16x8-h100.json\"";
-  const std::string base_job = R"({"name": "j", "queue": "q", "submit": "0s", "gpus": GPUS, "model": "llama3-8b",
-      "parallel": {"tp": 8, "pp": 1, "dp": DP}, "iterations": 10, "global_batch": 64, "seq_len": 4096})";
-  auto scenario_with = [&](const std::string& job) {
-    return R"({"name": "bad", "topology": )" + topo + R"(, "queues": [{"name": "q", "gpu_quota": 4096}], "jobs": [)" +
-           job + "]}";
+  const auto base = nlohmann::json::parse(read_file(fs::path(TT_SOURCE_DIR) / "scenarios/quickstart.json"), nullptr,
+                                          true, /*ignore_comments=*/true);
+  using nlohmann::json;
+  // Each case patches one thing into the bundled quickstart scenario (JSON pointer -> new value, or null to remove).
+  struct Case {
+    std::string patch_at;
+    json value;
+    std::string reported_at;
+    std::string says;
   };
-  auto job_with = [&](int gpus, int dp) {
-    std::string j = base_job;
-    j.replace(j.find("GPUS"), 4, std::to_string(gpus));
-    j.replace(j.find("DP"), 2, std::to_string(dp));
-    return j;
-  };
-  std::vector<std::pair<std::string, std::string>> cases = {
-      {scenario_with(job_with(256, 32)), "/jobs/0/gpus"},  // bigger than the 128-GPU cluster
-      {R"({"name": "bad", "topology": )" + topo + R"(, "queuez": []})", "/queuez"},
-      {"{\"name\": \"bad\",", ""},
+  const std::vector<Case> cases = {
+      {"/queuez", json::array(), "/queuez", "known key"},
+      {"/jobs/0/gpus", 4096, "/jobs/0/gpus", ""},                       // bigger than the 128-GPU cluster
+      {"/jobs/0/model", "llama9-1t", "/jobs/0/model", "llama3-8b"},      // unknown preset, lists the known ones
+      {"/jobs/0/submit", 30, "/jobs/0/submit", "unit"},                  // a bare number
+      {"/jobs/0/submit", "-5m", "/jobs/0/submit", "non-negative"},
+      {"/jobs/1/queue", "nobody", "/jobs/1/queue", "pretrain"},          // unknown queue, lists the known ones
+      {"/jobs/1/name", "pretrain-70b", "/jobs/1/name", "already"},
+      {"/jobs/1/parallel/tp", 3, "/jobs/1/gpus", "tp x pp x dp"},       // tp x pp x dp != gpus
+      {"/jobs/2/iterations", 0, "/jobs/2/iterations", ">= 1"},
+      {"/jobs/2/iterations", 12.5, "/jobs/2/iterations", "integer"},
+      {"/queues/0/gpu_quota", -8, "/queues/0/gpu_quota", ""},
+      {"/faults/0/node", "n99", "/faults/0/node", "n0"},
+      {"/faults/0/kind", "meteor", "/faults/0/kind", "node_crash"},
+      {"/recovery/detection_timeout", "soon", "/recovery/detection_timeout", "unit"},
+      {"/checks/0/op", "~=", "/checks/0/op", "<="},
+      {"/checks/1/job", "ghost", "/checks/1/job", "pretrain-70b"},
+      {"/perf/compute_efficiency", 1.5, "/perf/compute_efficiency", ""},
+      {"/topology", "does-not-exist.json", "/topology", ""},
   };
   int i = 0;
-  for (const auto& [body, pointer] : cases) {
+  for (const auto& c : cases) {
+    json scenario = base;
+    scenario["topology"] = std::string(TT_SOURCE_DIR) + "/topologies/rail-16x8-h100.json";
+    scenario[json::json_pointer(c.patch_at)] = c.value;
     auto file = dir / ("bad" + std::to_string(i++) + ".json");
-    std::ofstream(file) << body;
-    auto r = run_cli("run " + file.string() + " --out " + dir.string());
-    INFO(r.output);
-    CHECK(r.exit_code == 2);
-    CHECK_THAT(r.output, Catch::Contains(file.string()));
-    if (!pointer.empty()) CHECK_THAT(r.output, Catch::Contains("at " + pointer + ":"));
+    std::ofstream(file) << scenario.dump(2);
+    DYNAMIC_SECTION(c.patch_at << " = " << c.value.dump()) {
+      auto r = run_cli("validate " + file.string());
+      INFO(r.output);
+      CHECK(r.exit_code == 2);
+      CHECK_THAT(r.output, Catch::Contains(file.string()));
+      CHECK_THAT(r.output, Catch::Contains("at " + c.reported_at + ":"));
+      if (!c.says.empty()) CHECK_THAT(r.output, Catch::Contains(c.says));
+    }
   }
-  auto missing = run_cli("run " + (dir / "does-not-exist.json").string());
-  CHECK(missing.exit_code == 2);
+  CHECK(cases.size() >= 15);
+  // `run` reports the same way, and a syntax error and a missing file exit 2 too.
+  auto file = dir / "syntax.json";
+  std::ofstream(file) << "{\"name\": \"bad\",";
+  auto syntax = run_cli("run " + file.string() + " --out " + dir.string());
+  CHECK(syntax.exit_code == 2);
+  CHECK_THAT(syntax.output, Catch::Contains("line 1"));
+  CHECK(run_cli("run " + (dir / "does-not-exist.json").string()).exit_code == 2);
 }

@@ -1,0 +1,186 @@
+// Each scheduling policy alone, on hand-made state.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <set>
+
+#include "core/model/random.hpp"
+#include "core/sched/backfill.hpp"
+#include "core/sched/ordering.hpp"
+#include "core/sched/preemption.hpp"
+#include "core/sched/quota.hpp"
+#include "tests/core/scenario_fixture.hpp"
+
+using namespace tt;
+
+namespace {
+QueueSpec in_cohort(const std::string &name, int quota, std::optional<int> borrow = {}, std::optional<int> lend = {}) {
+  QueueSpec q{name, quota};
+  q.cohort = "c";
+  q.borrowing_limit = borrow;
+  q.lending_limit = lend;
+  return q;
+}
+}  // namespace
+
+TEST_CASE("cohort quota: borrowing, borrowing and lending limits, guarantees", "[unit][sched]") {
+  CohortQuota quota({in_cohort("a", 10, 4), in_cohort("b", 10, {}, 6), {"solo", 8}});
+  CHECK(std::string(quota.name()) == "kueue-cohorts");
+  QuotaUsage u = quota.empty_usage();
+  CHECK(quota.guaranteed(0) == 0);
+  CHECK(quota.guaranteed(1) == 4);   // b lends at most 6 of its 10
+  CHECK(quota.max_usable(0) == 14);  // 10 + borrowing limit 4
+  CHECK(quota.max_usable(1) == 20);
+  CHECK(quota.max_usable(2) == 8);
+  CHECK(quota.fits(u, 0, 14));
+  CHECK_FALSE(quota.fits(u, 0, 15));  // borrowing limit
+  quota.charge(u, 0, 14);
+  CHECK(quota.borrowed(u, 0) == 4);
+  CHECK(quota.fits(u, 1, 6));  // b's 10 minus the 4 a borrowed
+  CHECK_FALSE(quota.fits(u, 1, 7));
+  quota.charge(u, 0, -14);
+  quota.charge(u, 1, 4);  // b uses its guaranteed part: a can still borrow b's 6
+  CHECK(quota.fits(u, 0, 14));
+  CHECK(quota.fits(u, 2, 8));
+  CHECK_FALSE(quota.fits(u, 2, 9));  // no cohort: its quota only
+  PendingReason why = quota.why_not(u, 2, 9);
+  CHECK(why.kind == WaitKind::Quota);
+  CHECK_THAT(describe(why, {}, {"a", "b", "solo"}),
+             Catch::Contains("quota of queue solo exhausted: 0 of 8 GPUs in use, 9 needed"));
+}
+
+TEST_CASE("fair share: usage decays with the half-life and is normalized by quota", "[unit][sched]") {
+  FairShareOrdering fs(Seconds(100));
+  CHECK(std::string(fs.name()) == "fair-share");
+  CHECK(fs.decayed(64, 0, Seconds(100)) == Approx(32));
+  CHECK(fs.decayed(64, 0, Seconds(200)) == Approx(16));
+  // Holding r GPUs for a very long time converges to r h / ln 2.
+  CHECK(fs.decayed(0, 8, Seconds(1e6)) == Approx(8 * 100 / std::log(2.0)));
+  // Piecewise equals whole.
+  CHECK(fs.decayed(fs.decayed(5, 3, Seconds(40)), 3, Seconds(60)) == Approx(fs.decayed(5, 3, Seconds(100))));
+  CHECK(fs.queue_score(0, {100, 100}, {10, 50}) > fs.queue_score(1, {100, 100}, {10, 50}));
+  CHECK(PriorityFifoOrdering().queue_score(0, {100}, {1}) == 0);
+}
+
+TEST_CASE(
+    "EASY backfill: the reservation is at the earliest end that frees "
+    "enough GPUs; state is unchanged",
+    "[unit][sched]") {
+  ClusterState state(testing::rail_cluster(4));
+  std::vector<int> a, b, c;
+  for (int i = 0; i < 8; ++i) a.push_back(i), b.push_back(8 + i), c.push_back(16 + i);
+  state.allocate(a), state.allocate(b), state.allocate(c);
+  std::vector<RunningEnd> ends = {{Seconds(50), &a}, {Seconds(80), &b}, {Seconds(300), &c}};
+  std::size_t i = 0;
+  auto next = [&](RunningEnd &e) { return i < ends.size() ? (e = ends[i++], true) : false; };
+  EasyBackfill easy;
+  PackPlacement pack;
+  auto r = easy.reserve(7, {24}, Seconds(10), next, state,
+                        pack);  // 1 node free: needs two more
+  REQUIRE(r);
+  CHECK(r->job == 7);
+  CHECK(r->start == Seconds(80));
+  CHECK(r->gpus.size() == 24);
+  CHECK(state.total_free_gpus() == 8);
+  CHECK(easy.may_use_reserved(Seconds(80), *r));
+  CHECK_FALSE(easy.may_use_reserved(Seconds(81), *r));
+  i = 0;
+  CHECK_FALSE(easy.reserve(7, {48}, Seconds(10), next, state,
+                           pack));  // more than the cluster
+  CHECK(state.total_free_gpus() == 8);
+}
+
+TEST_CASE("preemption policy: who may be preempted, and least lost work first", "[unit][sched]") {
+  QueueSpec a = in_cohort("a", 16);
+  a.within_queue = WithinQueuePreemption::LowerPriority;
+  a.reclaim = ReclaimPreemption::LowerPriority;
+  std::vector<QueueSpec> qs = {a, in_cohort("b", 16), {"solo", 16}};
+  PreemptionPolicy policy(qs);
+  CohortQuota quota(qs);
+  QuotaUsage u = quota.empty_usage();
+  quota.charge(u, 1, 24);  // b borrows 8
+  VictimCandidate same{1, 0, 0, 8, Seconds(0), Seconds(0)};
+  CHECK(policy.may_preempt(0, 5, 8, same, quota, u));
+  CHECK_FALSE(same.reclaim);
+  CHECK_FALSE(policy.may_preempt(0, 0, 8, same, quota, u));  // equal priority: never
+  VictimCandidate other{2, 1, 0, 8, Seconds(0), Seconds(0)};
+  CHECK(policy.may_preempt(0, 5, 8, other, quota, u));
+  CHECK(other.reclaim);
+  CHECK(policy.keeps_guarantee(other, quota, u));
+  CHECK_FALSE(policy.may_preempt(0, 5, 24, other, quota, u));  // a would exceed its own quota: no reclaim
+  VictimCandidate high{3, 1, 9, 8, Seconds(0), Seconds(0)};
+  CHECK_FALSE(policy.may_preempt(0, 5, 8, high, quota, u));  // LowerPriority reclaim
+  VictimCandidate outside{4, 2, 0, 8, Seconds(0), Seconds(0)};
+  CHECK_FALSE(policy.may_preempt(0, 5, 8, outside, quota, u));  // not in the cohort
+  quota.charge(u, 1, -8);                                       // b at its quota: not borrowing any more
+  CHECK_FALSE(policy.may_preempt(0, 5, 8, other, quota, u));
+  // Order: least GPU-seconds since the last checkpoint first.
+  VictimCandidate fresh{5, 0, 0, 8, Seconds(0), Seconds(90)}, stale{6, 0, 0, 8, Seconds(0), Seconds(10)},
+      small_stale{7, 0, 0, 1, Seconds(0), Seconds(10)};
+  CHECK(policy.before(fresh, stale, Seconds(100)));
+  CHECK(policy.before(small_stale, stale, Seconds(100)));
+}
+
+TEST_CASE("spread placement: the emptiest node; whole nodes one group at a time", "[unit][sched]") {
+  ClusterState state(testing::rail_cluster(6, 2));
+  state.allocate({0});
+  SpreadPlacement spread;
+  CHECK(std::string(spread.name()) == "spread");
+  auto one = spread.place(state, {4});
+  REQUIRE(one.gpus.size() == 4);
+  CHECK(one.gpus.front() / 8 == 1);  // n1 is wholly free; n0 is not
+  auto three = spread.place(state, {24});
+  std::set<int> groups;
+  for (int g : three.gpus) groups.insert(state.group_of(g / 8));
+  CHECK(groups.size() == 3);
+  auto capped = spread.place(state, {24, 2});
+  groups.clear();
+  for (int g : capped.gpus) groups.insert(state.group_of(g / 8));
+  CHECK(groups.size() == 2);
+  auto too_narrow = PackPlacement().place(state, {48, 1});
+  CHECK(too_narrow.gpus.empty());
+}
+
+TEST_CASE("cluster state indexes agree with a full scan under random allocations", "[unit][sched]") {
+  ClusterState state(testing::rail_cluster(20, 4));
+  Random rng(42);
+  std::vector<std::vector<int>> held;
+  for (int step = 0; step < 2000; ++step) {
+    if (!held.empty() && rng.uniform() < 0.45) {
+      std::size_t k = static_cast<std::size_t>(rng.uniform_int(0, static_cast<int>(held.size()) - 1));
+      state.release(held[k]);
+      held.erase(held.begin() + static_cast<std::ptrdiff_t>(k));
+    } else if (rng.uniform() < 0.05) {
+      int node = rng.uniform_int(0, 19);
+      state.set_up(node, !state.schedulable(node));
+    } else {
+      int gpus = std::vector<int>{1, 2, 4, 8, 16, 24}[rng.uniform_int(0, 5)];
+      auto placed = PackPlacement().place(state, {gpus});
+      if (!placed.gpus.empty()) {
+        state.allocate(placed.gpus);
+        held.push_back(placed.gpus);
+      }
+    }
+    int free = 0, whole = 0, any = 0, most = 0;
+    std::vector<int> per_group(state.groups(), 0), count(9, 0);
+    for (int n = 0; n < state.nodes(); ++n) {
+      int f = 0;
+      for (int l = 0; l < 8; ++l) f += state.gpu_free(n * 8 + l);
+      REQUIRE(f == state.free_gpus(n));
+      free += f, any += f > 0, most = std::max(most, f), ++count[f];
+      if (f == 8) ++whole, ++per_group[state.group_of(n)];
+    }
+    REQUIRE(free == state.total_free_gpus());
+    REQUIRE(whole == state.whole_free_nodes());
+    REQUIRE(any == state.nodes_with_any_free());
+    REQUIRE(most == state.max_free_on_a_node());
+    for (int c = 0; c <= 8; ++c) REQUIRE(count[c] == state.nodes_with_free(c));
+    for (int g = 0; g < state.groups(); ++g) REQUIRE(per_group[g] == state.whole_free_nodes_in_group(g));
+    int prev = 1 << 30;
+    state.for_each_group_most_whole_first([&](int g, int w) {
+      REQUIRE(w == per_group[g]);
+      REQUIRE(w <= prev);
+      prev = w;
+      return true;
+    });
+  }
+}
