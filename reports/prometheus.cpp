@@ -92,6 +92,8 @@ void job_families(const RunRecord& r, Exposition& x) {
        [](const JobRecord& j) { return j.wait.value; }},
       {"traintwin_job_restarts_total", "counter", "Restarts after a failure.",
        [](const JobRecord& j) { return double(j.restarts); }},
+      {"traintwin_job_preemptions_total", "counter", "Times the job was preempted to make room for another.",
+       [](const JobRecord& j) { return double(j.preemptions); }},
       {"traintwin_job_failures_total", "counter", "Failures detected.",
        [](const JobRecord& j) { return double(j.failures.size()); }},
       {"traintwin_job_detection_seconds_total", "counter",
@@ -144,6 +146,14 @@ void job_families(const RunRecord& r, Exposition& x) {
     x.family(d.name, d.type, d.help);
     for (const auto& j : r.jobs) x.sample(job_labels(j), d.value(j));
   }
+  x.family("traintwin_job_pending_seconds_total", "counter",
+           "Time the job spent queued, by the reason it waited (quota, capacity, preempted, ...).");
+  for (const auto& j : r.jobs)
+    for (const auto& [reason, t] : j.pending_by_reason) {
+      Labels l = job_labels(j);
+      l.emplace_back("reason", reason);
+      x.sample(l, t.value);
+    }
 }
 
 void check_families(const RunRecord& r, Exposition& x) {

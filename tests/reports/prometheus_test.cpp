@@ -57,7 +57,10 @@ tt::RunRecord awkward_record() {
 }  // namespace
 
 TEST_CASE("prometheus: the run's final figures as gauges and counters", "[reports]") {
-  std::string text = tt::prometheus_text(tt::testing::sample_record());
+  tt::RunRecord record = tt::testing::sample_record();
+  record.jobs[0].preemptions = 2;
+  record.jobs[0].pending_by_reason = {{"capacity", tt::Seconds(120)}, {"preempted", tt::Seconds(60)}};
+  std::string text = tt::prometheus_text(record);
   const std::string a = R"({job_name="train-a",queue="pretrain"})";
   const std::string b = R"({job_name="eval-b",queue="research"})";
   for (const std::string& line : {
@@ -80,6 +83,12 @@ TEST_CASE("prometheus: the run's final figures as gauges and counters", "[report
            "traintwin_job_wait_seconds_total" + a + " 180",
            "traintwin_job_restarts_total" + a + " 1",
            "traintwin_job_restarts_total" + b + " 0",
+           "traintwin_job_preemptions_total" + a + " 2",
+           "traintwin_job_preemptions_total" + b + " 0",
+           std::string(
+               R"(traintwin_job_pending_seconds_total{job_name="train-a",queue="pretrain",reason="capacity"} 120)"),
+           std::string(
+               R"(traintwin_job_pending_seconds_total{job_name="train-a",queue="pretrain",reason="preempted"} 60)"),
            "traintwin_job_failures_total" + a + " 1",
            "traintwin_job_detection_seconds_total" + a + " 60",
            "traintwin_job_lost_gpu_seconds_total" + a + " 5760",  // 1.6 GPU-hours
@@ -97,7 +106,8 @@ TEST_CASE("prometheus: the run's final figures as gauges and counters", "[report
     INFO(line);
     CHECK_THAT(text, Catch::Contains("\n" + line + "\n"));
   }
-  CHECK(text == tt::prometheus_text(tt::testing::sample_record()));
+  CHECK_THAT(text, !Catch::Contains(R"(traintwin_job_pending_seconds_total{job_name="eval-b")"));  // never waited
+  CHECK(text == tt::prometheus_text(record));
 }
 
 TEST_CASE("prometheus: each family is HELP, TYPE, then its samples, together", "[reports]") {
