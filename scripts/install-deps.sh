@@ -6,6 +6,7 @@ packages=(
   build-essential cmake pkg-config
   libsimgrid-dev libboost-graph-dev libboost-dev libeigen3-dev
   nlohmann-json3-dev catch2 libcli11-dev
+  libgloo-dev libcpp-httplib-dev
   chromium
   prometheus  # for promtool (tests/reports/prometheus_test.cpp); the package also brings the server, unused here
 )

@@ -29,6 +29,14 @@ void apply(World& w, const Change& c, std::vector<int>& node_down) {
   Platform& p = w.platform;
   const Topology& topo = p.topology();
   Event event;
+  if (c.fault->kind == FaultKind::Hang) {  // the node's jobs stop where they are; the node itself stays in service
+    std::vector<sg4::Host*> hosts;
+    for (int local = 0; local < topo.gpus_per_node(); ++local)
+      hosts.push_back(p.gpu(c.target * topo.gpus_per_node() + local));
+    strike(w, hosts, {}, "node " + topo.nodes()[c.target].name + " hung");
+    w.cluster_changed();
+    return;  // the controller hears of it through the jobs' JobStalled, as it would from missed heartbeats
+  }
   if (c.fault->kind == FaultKind::NodeCrash) {
     int& downs = node_down[c.target];
     downs += c.down ? 1 : -1;
@@ -58,12 +66,13 @@ void start_faults(World& w) {
   std::vector<Change> changes;
   for (std::size_t i = 0; i < w.scenario.faults.size(); ++i) {
     const FaultSpec& f = w.scenario.faults[i];
-    int target = f.kind == FaultKind::NodeCrash ? topo.find_node(f.target) : topo.find_link(f.target);
+    const bool on_node = f.kind != FaultKind::LinkDown;
+    int target = on_node ? topo.find_node(f.target) : topo.find_link(f.target);
     if (target < 0)
-      throw std::invalid_argument("fault " + std::to_string(i) + ": no " +
-                                  (f.kind == FaultKind::NodeCrash ? "node" : "link") + " named \"" + f.target + "\"");
+      throw std::invalid_argument("fault " + std::to_string(i) + ": no " + (on_node ? "node" : "link") + " named \"" +
+                                  f.target + "\"");
     changes.push_back({f.at.value, 2 * i, &f, target, true});
-    changes.push_back({(f.at + f.repair).value, 2 * i + 1, &f, target, false});
+    if (f.kind != FaultKind::Hang) changes.push_back({(f.at + f.repair).value, 2 * i + 1, &f, target, false});
   }
   if (changes.empty()) return;
   std::stable_sort(changes.begin(), changes.end(), [](const Change& a, const Change& b) {

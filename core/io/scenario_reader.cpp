@@ -382,16 +382,24 @@ std::vector<FaultSpec> read_faults(JsonObject& root, std::vector<FaultSource>& s
     } else if (kind == "link_down") {
       f.kind = FaultKind::LinkDown;
       target_key = "link", other_key = "node";
+    } else if (kind == "hang") {
+      f.kind = FaultKind::Hang;
+      target_key = "node", other_key = "link";
     } else {
-      o.fail("kind", "a fault kind (node_crash, link_down), found " + in_quotes(kind) +
-                         suggestion(kind, {"node_crash", "link_down"}));
+      o.fail("kind", "a fault kind (node_crash, link_down, hang), found " + in_quotes(kind) +
+                         suggestion(kind, {"node_crash", "link_down", "hang"}));
     }
     if (present(o, other_key))
       o.fail(other_key,
              "no " + in_quotes(other_key) + " in a " + kind + " fault (it names a " + in_quotes(target_key) + ")");
     f.at = o.seconds("at");
     f.target = o.str(target_key);
-    f.repair = positive_seconds(o, "repair");
+    if (f.kind == FaultKind::Hang) {
+      if (present(o, "repair"))
+        o.fail("repair", "no \"repair\" in a hang fault (a hang ends when its job is killed; the node stays up)");
+    } else {
+      f.repair = positive_seconds(o, "repair");
+    }
     o.finish();
     sources.push_back({ptr, target_key});
     faults.push_back(std::move(f));
@@ -587,7 +595,7 @@ void check_against_topology(JsonObject& root, const Scenario& s, const std::vect
     const auto& f = s.faults[i];
     const auto& src = fault_sources[i];
     std::vector<std::string> names;
-    if (f.kind == FaultKind::NodeCrash) {
+    if (f.kind == FaultKind::NodeCrash || f.kind == FaultKind::Hang) {
       if (t.find_node(f.target) >= 0) continue;
       for (const auto& n : t.nodes()) names.push_back(n.name);
     } else {

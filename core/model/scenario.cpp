@@ -8,6 +8,8 @@ const char* to_string(FaultKind k) {
       return "node_crash";
     case FaultKind::LinkDown:
       return "link_down";
+    case FaultKind::Hang:
+      return "hang";
   }
   return "?";
 }

@@ -87,14 +87,17 @@ struct JobSpec {
   TopologyConstraint topology;
 };
 
-enum class FaultKind { NodeCrash, LinkDown };
+// NodeCrash: the node's GPUs die until repair. LinkDown: the cable is down until repair. Hang: the processes of the
+// jobs running on the node at that moment stop making progress and stop heartbeating (a deadlocked collective, a hung
+// GPU) until the controller kills them; the node itself stays in service, so a Hang has no repair.
+enum class FaultKind { NodeCrash, LinkDown, Hang };
 const char* to_string(FaultKind k);
 
 struct FaultSpec {
   FaultKind kind = FaultKind::NodeCrash;
   Seconds at;
-  std::string target;  // node name for NodeCrash, link name for LinkDown
-  Seconds repair;      // down for this long, then back in service
+  std::string target;  // node name for NodeCrash and Hang, link name for LinkDown
+  Seconds repair;      // down for this long, then back in service (zero for Hang)
 };
 
 struct RecoveryPolicy {

@@ -142,7 +142,13 @@ TEST_CASE("scenario names: unknown references and duplicates", "[unit]") {
       {"duplicate queue name", R"([{"op": "replace", "path": "/queues/1/name", "value": "research"}])",
        "/queues/1/name", "already /queues/0"},
       {"unknown fault kind", R"([{"op": "replace", "path": "/faults/0/kind", "value": "node_hang"}])",
-       "/faults/0/kind", "a fault kind (node_crash, link_down)"},
+       "/faults/0/kind", "a fault kind (node_crash, link_down, hang)"},
+      {"a hang with a repair", R"([{"op": "replace", "path": "/faults/0/kind", "value": "hang"}])",
+       "/faults/0/repair", "no \"repair\" in a hang fault"},
+      {"a hang that names a link",
+       R"([{"op": "replace", "path": "/faults/0/kind", "value": "hang"}, {"op": "remove", "path": "/faults/0/repair"},
+           {"op": "add", "path": "/faults/0/link", "value": "n5/gpu0~leaf-g0-r0"}])",
+       "/faults/0/link", "no \"link\" in a hang fault"},
       {"a node crash that names a link", R"([{"op": "add", "path": "/faults/0/link", "value": "n5/gpu0~leaf-g0-r0"}])",
        "/faults/0/link", "no \"link\" in a node_crash fault"},
       {"a link fault without its link", R"([{"op": "remove", "path": "/faults/1/link"}])", "/faults/1/link",
@@ -227,6 +233,9 @@ TEST_CASE("scenario jobs and faults must fit the topology", "[unit]") {
        "/jobs/1/gpus", "at most the cluster's 128 GPUs (16 nodes x 8), found 256"},
       {"fault on an unknown node", R"([{"op": "replace", "path": "/faults/0/node", "value": "n16"}])",
        "/faults/0/node", "the name of a node of the topology (n0, n1"},
+      {"hang on an unknown node",
+       R"([{"op": "replace", "path": "/faults/0", "value": {"kind": "hang", "at": "1h", "node": "n99"}}])",
+       "/faults/0/node", "the name of a node of the topology (n0, n1"},
       {"fault on an unknown link", R"([{"op": "replace", "path": "/faults/1/link", "value": "n5/gpu0~leaf-g1-r0"}])",
        "/faults/1/link", "the name of a link of the topology"},
       {"inline topology with an unknown key", R"([{"op": "add", "path": "/topology/nodez", "value": 4}])",
@@ -268,6 +277,18 @@ TEST_CASE("an error inside a topology file names that file", "[unit]") {
   CHECK(e->file() == TT_SOURCE_DIR "/tests/data/scenarios/../bad/syntax-error.json");
   CHECK(e->pointer() == "");
   CHECK_THAT(e->expected(), Catch::Contains("valid JSON"));
+}
+
+TEST_CASE("a hang names a node and has no repair", "[unit]") {
+  auto s = read_scenario(patched(R"([{"op": "replace", "path": "/faults/0",
+                                      "value": {"kind": "hang", "at": "90m", "node": "n4"}}])"),
+                         "hang.json");
+  REQUIRE(s.faults.size() == 2);
+  CHECK(s.faults[0].kind == FaultKind::Hang);
+  CHECK(std::string(to_string(s.faults[0].kind)) == "hang");
+  CHECK(s.faults[0].at.value == 5400);
+  CHECK(s.faults[0].target == "n4");
+  CHECK(s.faults[0].repair.value == 0);
 }
 
 TEST_CASE("fault times beyond the horizon are allowed", "[unit]") {

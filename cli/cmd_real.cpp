@@ -1,0 +1,130 @@
+// traintwin real SCENARIO --devices cpu:N: run a scenario on real worker processes (real/driver.hpp), write the same
+// report as `traintwin run`, print a summary; exit 1 when a check fails. `traintwin worker ...` (hidden) is one rank
+// of a job, started by the real driver.
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.hpp"
+#include "core/control/controller.hpp"
+#include "core/io/scenario_reader.hpp"
+#include "real/driver.hpp"
+#include "real/worker.hpp"
+#include "reports/report.hpp"
+
+namespace tt::cli {
+namespace {
+
+struct RealOptions {
+  std::string scenario;
+  std::string devices;
+  std::string out = "out";
+  double time_scale = 1.0;
+  int metrics_port = -1;
+  std::string compute = "attention";
+  double heartbeat_timeout = 1.0;
+  std::uint64_t seed = 0;
+  CLI::Option* seed_opt = nullptr;
+  bool quiet = false;
+};
+
+std::string self_executable() {
+  char buf[4096];
+  ssize_t n = ::readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) throw std::runtime_error("readlink /proc/self/exe: cannot find the traintwin binary to start workers");
+  return std::string(buf, static_cast<std::size_t>(n));
+}
+
+int run_real(const RealOptions& o) {
+  Scenario scenario = read_scenario_file(o.scenario);
+  if (o.seed_opt->count()) scenario.seed = o.seed;
+  real::Options opt;
+  opt.devices = std::stoi(o.devices.substr(4));
+  opt.run_dir = std::filesystem::path(o.out) / "run";
+  opt.time_scale = o.time_scale;
+  opt.worker_command = {self_executable(), "worker"};
+  opt.compute = o.compute;
+  opt.heartbeat_timeout = o.heartbeat_timeout;
+  opt.metrics_port = o.metrics_port;
+  if (!o.quiet) {
+    opt.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+    opt.on_metrics_ready = [](int port) { std::fprintf(stderr, "metrics: http://127.0.0.1:%d/metrics\n", port); };
+  }
+  Controller controller(scenario);
+  real::RunStats stats;
+  try {
+    stats = real::run(scenario, controller, opt);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitBadInput;
+  }
+  controller.set_driver("real", stats.driver_info);
+  const RunRecord& record = controller.record();
+  ReportFiles files = write_report(record, o.out);
+  if (!o.quiet) {
+    std::cout << summary_table(record);
+    std::string names;
+    for (const auto& p : files.paths)
+      names += (names.empty() ? "" : ", ") + std::filesystem::path(p).filename().string();
+    std::printf(
+        "ran %s of scenario time in %.2f s wall (time scale %g; %d worker processes; driver CPU %.2f s); reports in "
+        "%s: %s\n",
+        format_seconds(record.end_time).c_str(), stats.wall_seconds, o.time_scale, stats.workers_started,
+        stats.driver_cpu_seconds, files.dir.c_str(), names.c_str());
+  }
+  return record.all_checks_passed() ? 0 : kExitChecksFailed;
+}
+
+}  // namespace
+
+Registered add_real(CLI::App& app) {
+  auto o = std::make_shared<RealOptions>();
+  auto* sub = app.add_subcommand(
+      "real",
+      "Run a scenario on real worker processes (Gloo, CPU attention); write reports to DIR; exit 1 if a check fails");
+  sub->add_option("scenario", o->scenario, "scenario JSON file")->required();
+  sub->add_option("--devices", o->devices, "devices backing the topology's GPUs: cpu:N (N = the topology's GPUs)")
+      ->required()
+      ->check(CLI::Validator(
+          [](std::string& s) -> std::string {
+            if (s.rfind("cpu:", 0) != 0) return "expected cpu:N (only the CPU provider exists so far), found " + s;
+            try {
+              std::size_t used = 0;
+              int n = std::stoi(s.substr(4), &used);
+              if (n >= 1 && used == s.size() - 4) return "";
+            } catch (const std::exception&) {
+            }
+            return "expected cpu:N with N a whole number >= 1, found " + s;
+          },
+          "cpu:N"));
+  sub->add_option("--out", o->out, "report directory; worker state goes to DIR/run (mode 0700)")->capture_default_str();
+  sub->add_option("--time-scale", o->time_scale,
+                  "scenario seconds per real second: submit, fault and detection times happen after time / X real "
+                  "seconds, iterations are paced to predicted / X")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  sub->add_option("--metrics-port", o->metrics_port,
+                  "serve Prometheus text on http://127.0.0.1:P/metrics while the run goes (0: any free port)")
+      ->check(CLI::Range(0, 65535));
+  sub->add_option("--compute", o->compute, "per-iteration compute: attention (CPU kernels) or synthetic")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"attention", "synthetic"}));
+  sub->add_option("--heartbeat-timeout", o->heartbeat_timeout,
+                  "real seconds of silence after which a worker counts as hung")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  o->seed_opt = sub->add_option("--seed", o->seed, "override the scenario's seed");
+  sub->add_flag("--quiet", o->quiet, "print nothing; only the exit code and the report");
+  return {sub, [o] { return run_real(*o); }};
+}
+
+Registered add_worker(CLI::App& app) {
+  auto* sub = app.add_subcommand("worker", "one rank of a job, started by `traintwin real`");
+  sub->group("");  // hidden from --help
+  sub->prefix_command();
+  return {sub, [sub] { return real::worker_main(sub->remaining()); }};
+}
+
+}  // namespace tt::cli
