@@ -107,7 +107,7 @@ void job_families(const RunRecord& r, Exposition& x) {
        "GPU-seconds lost to failures (progress since the last checkpoint, detection and restart overhead, times the "
        "job's GPUs); 3600 per GPU-hour.",
        [](const JobRecord& j) { return j.lost_gpu_hours * 3600; }},
-      {"traintwin_job_iterations_done", "gauge",
+      {"traintwin_job_iterations", "gauge",
        "Iterations done at the end of the run (rolled back to the last checkpoint after a failure).",
        [](const JobRecord& j) { return double(j.iterations_done); }},
       {"traintwin_job_iterations_target", "gauge", "Iterations the job must run.",

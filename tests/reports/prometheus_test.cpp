@@ -92,7 +92,7 @@ TEST_CASE("prometheus: the run's final figures as gauges and counters", "[report
            "traintwin_job_failures_total" + a + " 1",
            "traintwin_job_detection_seconds_total" + a + " 60",
            "traintwin_job_lost_gpu_seconds_total" + a + " 5760",  // 1.6 GPU-hours
-           "traintwin_job_iterations_done" + a + " 500",
+           "traintwin_job_iterations" + a + " 500",
            "traintwin_job_iterations_target" + b + " 190",
            "traintwin_job_checkpoints_total" + a + " 3",
            "traintwin_job_checkpoint_seconds_total" + a + " 45",
