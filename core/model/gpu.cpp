@@ -4,15 +4,21 @@ namespace tt {
 
 const std::vector<GpuSpec>& gpu_catalog() {
   // NVLink figures are per direction (the datasheets quote the bidirectional total: 600/900/1800 GB/s).
+  // NVLS: third-generation NVSwitch (HGX H100/H200) and later reduce in the switch (NVLink SHARP); the A100's
+  // second-generation NVSwitch does not.
   static const std::vector<GpuSpec> catalog = {
       {"A100-SXM", FlopsPerSecond(312e12), Bytes(80e9), BytesPerSecond(300e9),
-       "NVIDIA A100 Tensor Core GPU datasheet (SXM4 80GB): 312 TFLOPS BF16 dense, NVLink 600 GB/s"},
+       "NVIDIA A100 Tensor Core GPU datasheet (SXM4 80GB): 312 TFLOPS BF16 dense, NVLink 600 GB/s",
+       80, false},
       {"H100-SXM", FlopsPerSecond(989e12), Bytes(80e9), BytesPerSecond(450e9),
-       "NVIDIA H100 Tensor Core GPU datasheet (SXM5): 989 TFLOPS BF16 dense, NVLink 900 GB/s"},
+       "NVIDIA H100 Tensor Core GPU datasheet (SXM5): 989 TFLOPS BF16 dense, NVLink 900 GB/s",
+       90, true},
       {"H200", FlopsPerSecond(989e12), Bytes(141e9), BytesPerSecond(450e9),
-       "NVIDIA H200 Tensor Core GPU datasheet (SXM): 989 TFLOPS BF16 dense, 141 GB HBM3e, NVLink 900 GB/s"},
+       "NVIDIA H200 Tensor Core GPU datasheet (SXM): 989 TFLOPS BF16 dense, 141 GB HBM3e, NVLink 900 GB/s",
+       90, true},
       {"B200", FlopsPerSecond(2250e12), Bytes(180e9), BytesPerSecond(900e9),
-       "NVIDIA HGX B200 datasheet: 2.25 PFLOPS BF16 dense per GPU, 180 GB HBM3e, NVLink 1.8 TB/s"},
+       "NVIDIA HGX B200 datasheet: 2.25 PFLOPS BF16 dense per GPU, 180 GB HBM3e, NVLink 1.8 TB/s",
+       100, true},
   };
   return catalog;
 }

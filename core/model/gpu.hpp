@@ -1,4 +1,5 @@
-// GPU catalog: dense bf16 peak, HBM capacity and NVLink bandwidth per GPU, from vendor datasheets.
+// GPU catalog: dense bf16 peak, HBM capacity and NVLink bandwidth per GPU, from vendor datasheets; the CUDA compute
+// capability (which of NCCL's tuning tables applies) and whether its NVSwitch does in-switch reductions (NVLS).
 // find_gpu() returns nullptr for an unknown name; core/io reports that as an input error.
 #pragma once
 
@@ -16,6 +17,8 @@ struct GpuSpec {
   Bytes memory;                // HBM capacity
   BytesPerSecond nvlink;       // NVLink bandwidth per direction
   std::string source;          // where the figures come from
+  int compute_capability = 0;  // 80 Ampere, 90 Hopper, 100 Blackwell
+  bool nvls = false;           // NVSwitch with SHARP (NVLink SHARP): NCCL's NVLS algorithm is available in a node
 };
 
 const GpuSpec* find_gpu(std::string_view name);

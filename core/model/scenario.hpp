@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/model/comm.hpp"
 #include "core/model/model_spec.hpp"
 #include "core/model/units.hpp"
 #include "core/topo/topology.hpp"
@@ -113,6 +114,7 @@ struct PerfConstants {
   double activation_bytes = 2.0;        // bf16 activations in tensor-parallel all-reduces and pipeline sends
   double checkpoint_bytes_per_param = 14.0;  // bf16 weights (2) + fp32 master weights and Adam moments (12)
   Seconds launch_overhead = Seconds(60);     // first start of a job: process launch, NCCL init, data loader
+  CommOverrides comm;  // the scenario's "comm" section: overrides of the communication cost model's NCCL constants
 };
 
 // How a check compares a measured figure with its threshold.

@@ -1,22 +1,41 @@
 // What one training iteration of a placed job does, as a driver executes it: compute on every GPU, then
-// communication steps in order; the groups of one step run concurrently. Built by core/plan/perf_model.hpp.
+// communication steps in order; the groups of one step run concurrently. Built by core/plan/perf_model.hpp, whose
+// groups the CommPlanner (core/plan/comm_planner.hpp) plans.
 #pragma once
 
 #include <string>
 #include <vector>
 
+#include "core/model/comm.hpp"
 #include "core/model/units.hpp"
 
 namespace tt {
 
-enum class Collective { AllReduce, SendRecv };
-const char* to_string(Collective c);
+// One point-to-point transfer of a planned collective: `share` bytes for each byte of its group's `bytes` (protocol
+// and link-efficiency overheads included), from GPU `from` to GPU `to` (global indices).
+struct Transfer {
+  int from = 0;
+  int to = 0;
+  double share = 0;
+  friend bool operator==(const Transfer&, const Transfer&) = default;
+};
+// Transfers that run concurrently. A group's phases run one after another (a hierarchical all-reduce has three).
+using CommPhase = std::vector<Transfer>;
 
 struct CommGroup {
   Collective collective = Collective::AllReduce;
-  std::vector<int> gpus;  // global GPU indices; for AllReduce the ring order, for SendRecv {from, to}
-  Bytes bytes;            // per rank, summed over the calls of one iteration
-  int calls = 1;          // collective calls these bytes are spread over (each pays the per-step latency)
+  std::vector<int> gpus;  // members in rank order (global GPU indices); for SendRecv the chain of sends {from, to}
+  Bytes bytes;            // per rank, summed over the calls of one iteration (nccl-tests' "size" of each call)
+  int calls = 1;          // collective calls these bytes are spread over (each pays the per-call latency)
+  int root = 0;           // index into gpus: the root of a broadcast or reduce
+
+  // Filled by the CommPlanner. A group without phases (built by hand) is executed and costed as before the planner:
+  // a ring all-reduce along `gpus`, or one send, with the alpha-beta latency of the route.
+  Algorithm algorithm = Algorithm::Ring;
+  Protocol protocol = Protocol::Simple;
+  std::vector<CommPhase> phases;
+  Seconds latency;    // per call, from the cost model; the sim adds calls x latency after the flows
+  Seconds predicted;  // the closed form: all calls, uncontended
 };
 
 struct CommStep {

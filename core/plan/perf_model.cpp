@@ -5,25 +5,14 @@
 
 namespace tt {
 
-const char* to_string(Collective c) {
-  switch (c) {
-    case Collective::AllReduce: return "all_reduce";
-    case Collective::SendRecv: return "sendrecv";
-  }
-  return "?";
-}
-
 RankCoord rank_coord(const Parallelism& p, int rank) {
   return RankCoord{rank % p.tp, (rank / p.tp) % p.dp, rank / (p.tp * p.dp)};
 }
 
 int rank_of(const Parallelism& p, RankCoord c) { return c.tp + p.tp * (c.dp + p.dp * c.pp); }
 
-VertexId gpu_vertex(const Topology& topo, int global_gpu) {
-  return topo.gpu_vertex(global_gpu / topo.gpus_per_node(), global_gpu % topo.gpus_per_node());
-}
-
 Seconds comm_group_time(const CommGroup& g, const Topology& topo) {
+  if (!g.phases.empty()) return g.predicted;
   const auto n = static_cast<int>(g.gpus.size());
   if (n < 2) return Seconds(0);
   BytesPerSecond narrowest(0);
@@ -60,17 +49,17 @@ IterationPlan plan_iteration(const JobSpec& job, const Topology& topo, const std
   const double params = job.model.parameters();
   const double layers_per_stage = static_cast<double>(job.model.layers) / par.pp;
   const double activation = static_cast<double>(job.seq_len) * job.model.hidden * k.activation_bytes;
+  const CommPlanner planner(topo, comm_constants(topo.gpu(), k.comm));
 
   // Tensor parallel: two all-reduces forward and two backward per layer and micro-batch (Megatron-LM).
   if (par.tp > 1) {
     CommStep step{"tp", {}};
     for (int pp = 0; pp < par.pp; ++pp)
       for (int dp = 0; dp < par.dp; ++dp) {
-        CommGroup g;
-        for (int tp = 0; tp < par.tp; ++tp) g.gpus.push_back(gpus[rank_of(par, {tp, dp, pp})]);
-        g.calls = static_cast<int>(4 * layers_per_stage * micro_batches);
-        g.bytes = Bytes(activation * g.calls);
-        step.groups.push_back(std::move(g));
+        std::vector<int> members;
+        for (int tp = 0; tp < par.tp; ++tp) members.push_back(gpus[rank_of(par, {tp, dp, pp})]);
+        const int calls = static_cast<int>(4 * layers_per_stage * micro_batches);
+        step.groups.push_back(planner.plan(Collective::AllReduce, std::move(members), Bytes(activation), calls));
       }
     plan.steps.push_back(std::move(step));
   }
@@ -81,12 +70,10 @@ IterationPlan plan_iteration(const JobSpec& job, const Topology& topo, const std
     for (int pp = 0; pp + 1 < par.pp; ++pp)
       for (int dp = 0; dp < par.dp; ++dp)
         for (int tp = 0; tp < par.tp; ++tp) {
-          CommGroup g;
-          g.collective = Collective::SendRecv;
-          g.gpus = {gpus[rank_of(par, {tp, dp, pp})], gpus[rank_of(par, {tp, dp, pp + 1})]};
-          g.calls = static_cast<int>(2 * micro_batches);
-          g.bytes = Bytes(activation / par.tp * g.calls);
-          step.groups.push_back(std::move(g));
+          const int calls = static_cast<int>(2 * micro_batches);
+          step.groups.push_back(planner.plan(Collective::SendRecv,
+                                             {gpus[rank_of(par, {tp, dp, pp})], gpus[rank_of(par, {tp, dp, pp + 1})]},
+                                             Bytes(activation / par.tp), calls));
         }
     plan.steps.push_back(std::move(step));
   }
@@ -95,10 +82,10 @@ IterationPlan plan_iteration(const JobSpec& job, const Topology& topo, const std
     CommStep step{"dp", {}};
     for (int pp = 0; pp < par.pp; ++pp)
       for (int tp = 0; tp < par.tp; ++tp) {
-        CommGroup g;
-        for (int dp = 0; dp < par.dp; ++dp) g.gpus.push_back(gpus[rank_of(par, {tp, dp, pp})]);
-        g.bytes = Bytes(params / (par.tp * par.pp) * k.grad_bytes_per_param);
-        step.groups.push_back(std::move(g));
+        std::vector<int> members;
+        for (int dp = 0; dp < par.dp; ++dp) members.push_back(gpus[rank_of(par, {tp, dp, pp})]);
+        step.groups.push_back(planner.plan(Collective::AllReduce, std::move(members),
+                                           Bytes(params / (par.tp * par.pp) * k.grad_bytes_per_param)));
       }
     plan.steps.push_back(std::move(step));
   }

@@ -492,6 +492,69 @@ TEST_CASE("a scenario file reads its topology relative to its own directory", "[
   CHECK(s.faults[0].target == "n3");
 }
 
+TEST_CASE("the comm section overrides the communication model's NCCL constants", "[unit]") {
+  auto s = read_scenario(patched(R"([{"op": "add", "path": "/comm", "value": {
+      "nvls": false, "algorithms": ["ring", "Tree"], "protocols": ["LL128", "simple"], "channels": 16,
+      "nvlink_efficiency": 0.8, "net_efficiency": 0.95,
+      "base_latency": {"ring": {"Simple": "9us"}},
+      "hw_latency": {"net": {"tree": {"LL": "6us"}}},
+      "caps": {"ll_max": ["80GB/s", "40GB/s", "20GB/s"]},
+      "ib_timeout": 22, "ib_retry_cnt": 5, "socket_ifname": "ib0"}}])"),
+                         "comm.json");
+  const CommOverrides& c = s.perf.comm;
+  CHECK(c.nvls == false);
+  CHECK(*c.algorithms == std::vector<Algorithm>{Algorithm::Ring, Algorithm::Tree});
+  CHECK(*c.protocols == std::vector<Protocol>{Protocol::LL128, Protocol::Simple});
+  CHECK(c.channels == 16);
+  CHECK(*c.nvlink_efficiency == 0.8);
+  CHECK(*c.net_efficiency == 0.95);
+  CHECK(c.base_latency[0][2]->value == Approx(9e-6));
+  CHECK_FALSE(c.base_latency[0][0]);
+  CHECK(c.hw_latency[2][1][0]->value == Approx(6e-6));
+  CHECK((*c.ll_max_bandwidth)[1].value == Approx(40e9));
+  CHECK_FALSE(c.tree_per_channel);
+  CHECK(c.ib_timeout == 22);
+  CHECK(c.ib_retry_cnt == 5);
+  CHECK(c.socket_ifname == "ib0");
+  CHECK_FALSE(read_scenario(base(), "base.json").perf.comm.channels);
+}
+
+TEST_CASE("comm section errors name the value", "[unit]") {
+  check_bad_cases({
+      {"unknown algorithm", R"([{"op": "add", "path": "/comm", "value": {"algorithms": ["ring", "rign2"]}}])",
+       "/comm/algorithms/1", "one of ring, tree, nvls, hierarchical"},
+      {"p2p is not selectable", R"([{"op": "add", "path": "/comm", "value": {"algorithms": ["p2p"]}}])",
+       "/comm/algorithms/0", "one of ring"},
+      {"repeated protocol", R"([{"op": "add", "path": "/comm", "value": {"protocols": ["LL", "ll"]}}])",
+       "/comm/protocols/1", "each name once"},
+      {"empty protocols", R"([{"op": "add", "path": "/comm", "value": {"protocols": []}}])", "/comm/protocols",
+       "a non-empty array"},
+      {"channels out of range", R"([{"op": "add", "path": "/comm", "value": {"channels": 65}}])", "/comm/channels",
+       "an integer in [1, 64]"},
+      {"efficiency above one", R"([{"op": "add", "path": "/comm", "value": {"net_efficiency": 1.5}}])",
+       "/comm/net_efficiency", "a number in (0, 1]"},
+      {"latency without a unit",
+       R"([{"op": "add", "path": "/comm", "value": {"base_latency": {"ring": {"LL": 5}}}}])",
+       "/comm/base_latency/ring/LL", "a quantity with its unit"},
+      {"unknown medium", R"([{"op": "add", "path": "/comm", "value": {"hw_latency": {"nvlnk": {}}}}])",
+       "/comm/hw_latency/nvlnk", "did you mean \"nvlink\"?"},
+      {"unknown protocol key",
+       R"([{"op": "add", "path": "/comm", "value": {"base_latency": {"tree": {"LL256": "1us"}}}}])",
+       "/comm/base_latency/tree/LL256", "allowed here: LL, LL128, Simple"},
+      {"caps of the wrong length", R"([{"op": "add", "path": "/comm", "value": {"caps": {"ll_max": ["1GB/s"]}}}])",
+       "/comm/caps/ll_max", "an array of three bandwidths"},
+      {"a cap without a unit",
+       R"([{"op": "add", "path": "/comm", "value": {"caps": {"tree_per_channel": ["1GB/s", 2, "3GB/s"]}}}])",
+       "/comm/caps/tree_per_channel/1", "a bandwidth greater than zero"},
+      {"ib_timeout out of range", R"([{"op": "add", "path": "/comm", "value": {"ib_timeout": 32}}])",
+       "/comm/ib_timeout", "an integer in [1, 31]"},
+      {"ib_retry_cnt out of range", R"([{"op": "add", "path": "/comm", "value": {"ib_retry_cnt": 8}}])",
+       "/comm/ib_retry_cnt", "an integer in [0, 7]"},
+      {"misspelt comm key", R"([{"op": "add", "path": "/comm", "value": {"channel": 8}}])", "/comm/channel",
+       "did you mean \"channels\"?"},
+  });
+}
+
 TEST_CASE("scheduling keys: cohorts, limits, strategies, preemption, priority classes, scheduler, job constraints",
           "[unit][sched]") {
   const char* good = R"([

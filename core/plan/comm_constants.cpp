@@ -1,0 +1,101 @@
+#include "core/plan/comm_constants.hpp"
+
+namespace tt {
+
+namespace {
+
+constexpr double us = 1e-6;
+constexpr double GBps = 1e9;
+
+// tuning.cc baseLat, reordered to our [Ring, Tree, Nvls] x [LL, LL128, Simple], microseconds.
+constexpr double kBaseLat[kTabledAlgorithms][kProtocols] = {{6.6, 14.0, 8.4}, {6.8, 14.0, 0}, {0, 0, 0}};
+// tuning.cc hwLat [NVLink, PCI, Net], same order, microseconds.
+constexpr double kHwLat[kMedia][kTabledAlgorithms][kProtocols] = {
+    {{.6, 1.9, 3.4}, {.6, 1.25, 28}, {0, 0, 23}},
+    {{1.0, 2.5, 5.7}, {1.0, 1.9, 28}, {0, 0, 0}},
+    {{2.7, 4.0, 14.0}, {5.0, 8.5, 28}, {0, 0, 18}},
+};
+// tuning.cc treeCorrectionFactor [LL, LL128, Simple] by log2(bytes >> 6).
+constexpr double kTreeCorrection[kProtocols][23] = {
+    {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5, .4, .4, .5, .6, .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6, .6, .6, .6, .6, .8, .9, .9, .9, .9, 1.0, 1.0},
+    {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5, .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+};
+
+struct Generation {
+  double ll_single_node;  // llMaxBws[compCap][N1]
+  CommConstants::ByNodes ring_ll128, tree_ll128, tree;
+  double nvlink_per_link;  // topo.h SMxx_NVLINK_BW: what NCCL counts per NVLink
+  double nvlink_raw;       // the link's raw rate per direction (NVLink3/4: 25 GB/s, NVLink5: 50 GB/s)
+  bool ll128;              // LL128 on by default
+};
+
+Generation generation(int cc) {
+  if (cc >= 100) return {87.7, {36.7, 36.7, 36.7}, {36.7, 36.7, 29.0}, {38.7, 41.4, 36.0}, 40.1, 50.0, false};
+  if (cc >= 90) return {87.7, {36.7, 36.7, 36.7}, {36.7, 36.7, 29.0}, {38.7, 41.4, 36.0}, 20.6, 25.0, true};
+  return {87.7, {20.0, 20.0, 20.0}, {20.0, 20.0, 20.0}, {24.0, 23.6, 17.8}, 20.0, 25.0, true};
+}
+
+CommConstants::ByNodes scaled(const CommConstants::ByNodes& v) { return {v[0] * GBps, v[1] * GBps, v[2] * GBps}; }
+
+void apply(CommConstants::ByNodes& to, const std::optional<std::array<BytesPerSecond, 3>>& from) {
+  if (from)
+    for (int i = 0; i < 3; ++i) to[i] = (*from)[i].value;
+}
+
+void apply(CommConstants::ByAlgoProto& to, const CommOverrides::ByAlgoProto<Seconds>& from) {
+  for (int a = 0; a < kTabledAlgorithms; ++a)
+    for (int p = 0; p < kProtocols; ++p)
+      if (from[a][p]) to[a][p] = from[a][p]->value;
+}
+
+}  // namespace
+
+CommConstants comm_constants(const GpuSpec& gpu, const CommOverrides& o) {
+  CommConstants k;
+  const int cc = gpu.compute_capability > 0 ? gpu.compute_capability : 90;
+  const Generation g = generation(cc);
+  k.compute_capability = cc;
+  k.nvls = gpu.nvls;
+  k.protocol_enabled[static_cast<int>(Protocol::LL128)] = g.ll128;
+  k.nvlink_efficiency = g.nvlink_per_link / g.nvlink_raw;
+  for (int a = 0; a < kTabledAlgorithms; ++a)
+    for (int p = 0; p < kProtocols; ++p) {
+      k.base_latency[a][p] = kBaseLat[a][p] * us;
+      for (int m = 0; m < kMedia; ++m) k.hw_latency[m][a][p] = kHwLat[m][a][p] * us;
+    }
+  // llMaxBws: one node by GPU generation; several by host CPU (Intel row: 39.0 for two nodes, 20.4 beyond).
+  k.ll_max_bandwidth = {g.ll_single_node * GBps, 39.0 * GBps, 20.4 * GBps};
+  k.ring_ll128_per_channel = scaled(g.ring_ll128);
+  k.tree_per_channel = scaled(g.tree);
+  k.tree_ll128_per_channel = scaled(g.tree_ll128);
+  for (int p = 0; p < kProtocols; ++p)
+    for (int i = 0; i < 23; ++i) k.tree_correction[p][i] = kTreeCorrection[p][i];
+  k.source = "NVIDIA/nccl src/graph/tuning.cc, topo.h @ b6475625 (2.20/2.21), sm" + std::to_string(cc) + " tables";
+
+  if (o.nvls) k.nvls = *o.nvls;
+  if (o.algorithms) {
+    k.algorithm_enabled.fill(false);
+    for (Algorithm a : *o.algorithms) k.algorithm_enabled[static_cast<int>(a)] = true;
+    k.algorithm_enabled[static_cast<int>(Algorithm::P2p)] = true;  // alltoall and sendrecv have no other path
+  }
+  if (o.protocols) {
+    k.protocol_enabled.fill(false);
+    for (Protocol p : *o.protocols) k.protocol_enabled[static_cast<int>(p)] = true;
+  }
+  if (o.channels) k.channels = *o.channels;
+  if (o.nvlink_efficiency) k.nvlink_efficiency = *o.nvlink_efficiency;
+  if (o.net_efficiency) k.net_efficiency = *o.net_efficiency;
+  apply(k.base_latency, o.base_latency);
+  for (int m = 0; m < kMedia; ++m) apply(k.hw_latency[m], o.hw_latency[m]);
+  apply(k.ll_max_bandwidth, o.ll_max_bandwidth);
+  apply(k.ring_ll128_per_channel, o.ring_ll128_per_channel);
+  apply(k.tree_per_channel, o.tree_per_channel);
+  apply(k.tree_ll128_per_channel, o.tree_ll128_per_channel);
+  if (o.ib_timeout) k.ib_timeout = *o.ib_timeout;
+  if (o.ib_retry_cnt) k.ib_retry_cnt = *o.ib_retry_cnt;
+  if (o.socket_ifname) k.socket_ifname = *o.socket_ifname;
+  return k;
+}
+
+}  // namespace tt

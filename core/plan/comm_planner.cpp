@@ -1,0 +1,396 @@
+#include "core/plan/comm_planner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "core/plan/collective.hpp"
+#include "core/plan/comm_layout.hpp"
+
+namespace tt {
+
+VertexId gpu_vertex(const Topology& topo, int global_gpu) {
+  return topo.gpu_vertex(global_gpu / topo.gpus_per_node(), global_gpu % topo.gpus_per_node());
+}
+
+namespace {
+
+// What the cost model needs to know about one phase of an algorithm.
+struct PhaseSpec {
+  Algorithm row = Algorithm::Ring;  // NCCL's table row: Ring, Tree, Nvls; P2p for point-to-point
+  Collective coll = Collective::AllReduce;
+  int ranks = 1;
+  int nodes = 1;
+  double fraction = 1;    // of the call's size this phase moves
+  double ratio = 1;       // raw algbw over the link (bus) bandwidth it uses
+  double nccl_ratio = 1;  // NCCL's bus bandwidth -> algorithm bandwidth factor
+};
+
+int log2i(double x) {
+  int n = 0;
+  while (x >= 2) x /= 2, ++n;
+  return n;
+}
+
+int idx(Algorithm a) { return static_cast<int>(a); }
+int idx(Protocol p) { return static_cast<int>(p); }
+int idx(Medium m) { return static_cast<int>(m); }
+
+// NCCL's PXN: a transfer between nodes on different rails goes over NVLink to the sender's GPU on the receiver's
+// rail, which sends it over its own NIC. Both legs carry the whole share (pipelined, in the same phase).
+CommPhase pxn(const CommPhase& phase, int gpus_per_node) {
+  CommPhase out;
+  for (const Transfer& t : phase) {
+    const int from_node = t.from / gpus_per_node, to_node = t.to / gpus_per_node;
+    const int to_rail = t.to % gpus_per_node;
+    if (from_node == to_node || t.from % gpus_per_node == to_rail) {
+      out.push_back(t);
+      continue;
+    }
+    const int proxy = from_node * gpus_per_node + to_rail;
+    out.push_back({t.from, proxy, t.share});
+    out.push_back({proxy, t.to, t.share});
+  }
+  return out;
+}
+
+void add_ring(CommPhase& phase, const std::vector<int>& ring, double share) {
+  const auto n = ring.size();
+  if (n < 2) return;
+  for (std::size_t i = 0; i < n; ++i) phase.push_back({ring[i], ring[(i + 1) % n], share});
+}
+
+}  // namespace
+
+struct CommPlanner::Built {
+  Algorithm algorithm = Algorithm::Ring;
+  std::vector<CommPhase> phases;  // shares before protocol and efficiency overheads
+  std::vector<PhaseSpec> specs;
+  std::vector<PhaseCost> costs;
+};
+
+CommPlanner::CommPlanner(const Topology& topo, CommConstants k) : topo_(topo), k_(std::move(k)) {}
+
+// Fewest-hops paths from `from` to `to` as a fluid: at each vertex the transfer splits evenly over the next hops that
+// tie, walking down the hop distances to `to` (breadth-first from `to`, not through the storage target).
+const CommPlanner::Route& CommPlanner::route(int from, int to) const {
+  const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
+  auto it = routes_.find(key);
+  if (it != routes_.end()) return it->second;
+  const auto& g = topo_.graph();
+  const VertexId src = gpu_vertex(topo_, from), dst = gpu_vertex(topo_, to);
+  std::vector<int> dist(boost::num_vertices(g), -1);
+  std::vector<VertexId> queue{dst};
+  dist[dst] = 0;
+  for (std::size_t head = 0; head < queue.size() && dist[src] < 0; ++head) {
+    const VertexId v = queue[head];
+    if (g[v].kind == VertexKind::Storage) continue;  // reached, never crossed
+    for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
+      const VertexId u = boost::target(*e, g);
+      if (dist[u] < 0) dist[u] = dist[v] + 1, queue.push_back(u);
+    }
+  }
+  Route r;
+  std::map<VertexId, double> frontier{{src, 1.0}};
+  for (int d = dist[src]; d > 0; --d) {
+    std::map<VertexId, double> next;
+    for (const auto& [v, mass] : frontier) {
+      std::vector<std::pair<VertexId, int>> ties;  // next vertex, link direction
+      for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
+        const VertexId u = boost::target(*e, g);
+        if (dist[u] != d - 1 || (g[u].kind == VertexKind::Storage && u != dst)) continue;
+        const int id = g[*e].id;  // direction relative to the stored edge, as Hop::forward
+        ties.emplace_back(u, 2 * id + (boost::source(topo_.edges()[id], g) == v ? 0 : 1));
+      }
+      for (const auto& [u, dir] : ties) {
+        r.emplace_back(dir, mass / ties.size());
+        next[u] += mass / ties.size();
+      }
+    }
+    frontier = std::move(next);
+  }
+  return routes_.emplace(key, std::move(r)).first->second;
+}
+
+CommPlanner::PhaseCost CommPlanner::phase_cost(const CommPhase& phase) const {
+  load_.resize(2 * topo_.edges().size(), 0.0);
+  for (const Transfer& t : phase) {
+    if (t.from == t.to || t.share <= 0) continue;
+    for (const auto& [i, fraction] : route(t.from, t.to)) {
+      if (load_[i] == 0) touched_.push_back(i);
+      load_[i] += t.share * fraction;
+    }
+  }
+  PhaseCost cost;
+  for (int i : touched_) {
+    const LinkProps& link = topo_.link(i / 2);
+    const double t = load_[i] / link.bandwidth.value;
+    if (t > cost.seconds_per_byte) cost = {t, link.kind};
+    load_[i] = 0;
+  }
+  touched_.clear();
+  return cost;
+}
+
+// Lays out an algorithm's transfers, or nothing when it cannot run this collective on these GPUs.
+std::optional<CommPlanner::Built> CommPlanner::build(Collective c, Algorithm a, const std::vector<int>& gpus,
+                                                     int root) const {
+  const CollectiveInfo& info = collective_info(c);
+  const GroupLayout l = layout_of(gpus, topo_.gpus_per_node());
+  const int n = l.size();
+  const int m = static_cast<int>(l.nodes.size());
+  if (n < 2) return std::nullopt;
+  Built b;
+  b.algorithm = a;
+  PhaseSpec spec;
+  spec.coll = c;
+  spec.ranks = n;
+  spec.nodes = m;
+  CommPhase phase;
+  switch (a) {
+    case Algorithm::Ring: {
+      if (!info.ring_share) return std::nullopt;
+      auto rings = ring_channels(l);
+      const double share = info.ring_share(n) / static_cast<double>(rings.size());
+      for (auto& ring : rings) {
+        if (c == Collective::Broadcast || c == Collective::Reduce) {
+          // A pipelined chain from the root (broadcast) or to it (reduce) along the ring.
+          const int r = gpus[std::clamp(root, 0, static_cast<int>(gpus.size()) - 1)];
+          std::rotate(ring.begin(), std::find(ring.begin(), ring.end(), r), ring.end());
+          for (std::size_t j = 0; j + 1 < ring.size(); ++j)
+            phase.push_back(c == Collective::Broadcast ? Transfer{ring[j], ring[j + 1], share}
+                                                       : Transfer{ring[j + 1], ring[j], share});
+        } else {
+          add_ring(phase, ring, share);
+        }
+      }
+      spec.row = Algorithm::Ring;
+      spec.ratio = spec.nccl_ratio = static_cast<double>(n) / info.ring_steps(n);
+      break;
+    }
+    case Algorithm::Tree: {
+      if (c != Collective::AllReduce) return std::nullopt;
+      auto trees = tree_channels(l);
+      const double share = 1.0 / static_cast<double>(trees.size());  // each tree reduces and broadcasts its part
+      for (const TreeChannel& t : trees) {
+        for (const auto& chain : t.chains)
+          for (std::size_t j = 0; j + 1 < chain.size(); ++j) {
+            phase.push_back({chain[j + 1], chain[j], share});
+            phase.push_back({chain[j], chain[j + 1], share});
+          }
+        for (std::size_t i = 0; i < t.parent.size(); ++i)
+          if (t.parent[i] >= 0) {
+            phase.push_back({t.chains[i][0], t.chains[t.parent[i]][0], share});
+            phase.push_back({t.chains[t.parent[i]][0], t.chains[i][0], share});
+          }
+      }
+      spec.row = Algorithm::Tree;
+      spec.ratio = spec.nccl_ratio = 0.5;
+      break;
+    }
+    case Algorithm::Nvls: {
+      if (!info.nvls_share || !k_.nvls || m != 1) return std::nullopt;
+      const double share = info.nvls_share(n);
+      for (int from : l.members[0])
+        for (int to : l.members[0])
+          if (from != to) phase.push_back({from, to, share});
+      spec.row = Algorithm::Nvls;
+      spec.ratio = info.nvls_ratio(n);
+      spec.nccl_ratio = 5.0 / 6.0;  // tuning.cc: NVLS bus bandwidth -> algorithm bandwidth
+      break;
+    }
+    case Algorithm::Hierarchical: {
+      const int k = static_cast<int>(l.members[0].size());
+      if (c != Collective::AllReduce || m < 2 || !l.uniform || k < 2) return std::nullopt;
+      // Reduce-scatter inside each node, all-reduce of each 1/k shard across nodes on its rail, all-gather inside.
+      const CollectiveInfo& rs = collective_info(Collective::ReduceScatter);
+      const CollectiveInfo& ag = collective_info(Collective::AllGather);
+      CommPhase intra_rs, inter, intra_ag;
+      for (const auto& members : l.members) {
+        add_ring(intra_rs, members, rs.ring_share(k));
+        add_ring(intra_ag, members, ag.ring_share(k));
+      }
+      for (int r = 0; r < k; ++r) {
+        std::vector<int> rail;
+        for (const auto& members : l.members) rail.push_back(members[r]);
+        add_ring(inter, rail, info.ring_share(m) / k);
+      }
+      PhaseSpec s1{Algorithm::Ring, Collective::ReduceScatter, k, 1, 1.0, k / (k - 1.0), k / (k - 1.0)};
+      PhaseSpec s2{Algorithm::Ring, Collective::AllReduce, m, m, 1.0 / k, m / (2.0 * (m - 1)), m / (2.0 * (m - 1))};
+      PhaseSpec s3{Algorithm::Ring, Collective::AllGather, k, 1, 1.0, k / (k - 1.0), k / (k - 1.0)};
+      b.phases = {std::move(intra_rs), pxn(inter, topo_.gpus_per_node()), std::move(intra_ag)};
+      b.specs = {s1, s2, s3};
+      for (const auto& p : b.phases) b.costs.push_back(phase_cost(p));
+      return b;
+    }
+    case Algorithm::P2p: {
+      if (c == Collective::AllToAll) {
+        for (int from : gpus)
+          for (int to : gpus)
+            if (from != to) phase.push_back({from, to, 1.0 / n});
+      } else if (c == Collective::SendRecv) {
+        for (std::size_t i = 0; i + 1 < gpus.size(); ++i) phase.push_back({gpus[i], gpus[i + 1], 1.0});
+      } else {
+        return std::nullopt;
+      }
+      spec.row = Algorithm::P2p;
+      break;
+    }
+  }
+  b.phases.push_back(pxn(phase, topo_.gpus_per_node()));
+  b.specs.push_back(spec);
+  b.costs.push_back(phase_cost(b.phases.back()));
+  return b;
+}
+
+namespace {
+
+// NCCL's latency of one phase (tuning.cc, ncclTopoTuneModel and ncclTopoGetAlgoTime), in seconds.
+//   ring all-reduce / reduce-scatter / all-gather: base + (nsteps - nInterSteps) x intra + nInterSteps x inter, where
+//     intra is at least the network post overhead on several nodes (x3 for Simple), and a multi-node Simple
+//     all-reduce of at least 64 bytes per channel and rank pays the ring "plateau" factor;
+//   ring broadcast / reduce: base + one hop of the medium (NCCL's sameChannels case);
+//   tree: base + 2 x ((ranks per node - 1) x intra + log2(nodes) x inter);
+//   NVLS: the NVLink hop alone (plus the network one across nodes);
+//   p2p (ours: NCCL's table has no row): ring/Simple base + one hop of the medium.
+double phase_latency(const CommConstants& k, const PhaseSpec& s, Protocol p, double size) {
+  const int pi = idx(p);
+  const Medium hw = s.nodes > 1 ? Medium::Net : Medium::NvLink;
+  if (s.row == Algorithm::P2p)
+    return k.base_latency[idx(Algorithm::Ring)][idx(Protocol::Simple)] +
+           k.hw_latency[idx(hw)][idx(Algorithm::Ring)][idx(Protocol::Simple)];
+  const int a = idx(s.row);
+  double intra = k.hw_latency[idx(Medium::NvLink)][a][pi];
+  const double inter = k.hw_latency[idx(Medium::Net)][a][pi];
+  const double base = k.base_latency[a][pi];
+  switch (s.row) {
+    case Algorithm::Ring: {
+      if (s.coll == Collective::Broadcast || s.coll == Collective::Reduce) return base + k.hw_latency[idx(hw)][a][pi];
+      const CollectiveInfo& info = collective_info(s.coll);
+      const int steps = info.ring_steps(s.ranks);
+      const int inter_steps = std::min(steps, info.ring_inter_steps(s.nodes));
+      if (s.nodes > 1) intra = std::max(intra, k.net_overhead * (p == Protocol::Simple ? 3 : 1));
+      double lat = base + (steps - inter_steps) * intra + inter_steps * inter;
+      if (p == Protocol::Simple && s.nodes > 1 && s.coll == Collective::AllReduce &&
+          size / (static_cast<double>(k.channels) * s.ranks) >= 64)
+        lat *= k.ring_plateau;
+      return lat;
+    }
+    case Algorithm::Tree: return base + 2 * ((s.ranks / s.nodes - 1) * intra + log2i(s.nodes) * inter);
+    case Algorithm::Nvls: return intra + (s.nodes > 1 ? inter : 0);
+    default: return base;
+  }
+}
+
+// NCCL's refinements of the bus bandwidth of one phase (tuning.cc): LL and LL128 factors and caps, the tree's.
+double refine(const CommConstants& k, const PhaseSpec& s, Protocol p, double bus) {
+  const int n = node_class(s.nodes);
+  const double ch = k.channels;
+  const double ppn = static_cast<double>(s.ranks) / s.nodes;
+  if (s.row == Algorithm::Ring) {
+    if (p == Protocol::LL) {
+      const bool quarter = s.nodes > 1 || s.coll == Collective::AllReduce || s.coll == Collective::Reduce;
+      return std::min(k.ll_max_bandwidth[n], bus * (quarter ? 1.0 / 4.0 : 1.0 / 3.0));
+    }
+    if (p == Protocol::LL128)
+      return std::min(bus * (ppn < 2 ? k.ll128_ppn1_factor : 0.92), ch * k.ring_ll128_per_channel[n]);
+    return bus;
+  }
+  if (s.row == Algorithm::Tree) {
+    bus = std::min(bus * 0.92, ch * k.tree_per_channel[n]);
+    if (p == Protocol::LL) return std::min(bus / 3.8, k.ll_max_bandwidth[n]);
+    if (p == Protocol::LL128)
+      return std::min(bus * (s.nodes == 1 ? 7.0 / 9.0 : 120.0 / 128.0), ch * k.tree_ll128_per_channel[n]);
+    return bus;
+  }
+  return bus;
+}
+
+}  // namespace
+
+std::optional<std::pair<CommPlanner::Option, std::vector<double>>> CommPlanner::evaluate(const Built& b, Protocol p,
+                                                                                         Bytes size) const {
+  if (!k_.protocol_enabled[idx(p)]) return std::nullopt;
+  if ((b.algorithm == Algorithm::Nvls || b.algorithm == Algorithm::P2p) && p != Protocol::Simple) return std::nullopt;
+  Option o{b.algorithm, p, Seconds(0), Seconds(0), BytesPerSecond(0)};
+  std::vector<double> wire(b.phases.size(), 1.0);
+  double transfer = 0;
+  for (std::size_t i = 0; i < b.phases.size(); ++i) {
+    const PhaseSpec& s = b.specs[i];
+    o.latency += Seconds(phase_latency(k_, s, p, size.value));
+    if (b.costs[i].seconds_per_byte <= 0) continue;
+    const double raw = s.fraction / b.costs[i].seconds_per_byte;  // phase bytes per second, uncontended
+    const double efficiency = b.costs[i].bottleneck == LinkKind::NvLink ? k_.nvlink_efficiency : k_.net_efficiency;
+    double algbw = refine(k_, s, p, raw / s.ratio * efficiency) * s.nccl_ratio;
+    if (s.row == Algorithm::Tree) {
+      const int log_size = log2i(size.value / 64);
+      if (log_size < 23) algbw *= k_.tree_correction[idx(p)][log_size];
+    }
+    if (algbw <= 0) return std::nullopt;
+    wire[i] = raw / algbw;
+    transfer += size.value * s.fraction / algbw;
+  }
+  o.time = o.latency + Seconds(transfer);
+  o.algbw = BytesPerSecond(o.time.value > 0 ? size.value / o.time.value : 0);
+  return std::make_pair(o, std::move(wire));
+}
+
+std::vector<CommPlanner::Option> CommPlanner::options(Collective c, const std::vector<int>& gpus, Bytes size,
+                                                      int root) const {
+  std::vector<Option> out;
+  for (Algorithm a : collective_info(c).algorithms) {
+    if (!k_.algorithm_enabled[idx(a)]) continue;
+    auto b = build(c, a, gpus, root);
+    if (!b) continue;
+    for (int p = 0; p < kProtocols; ++p)
+      if (auto e = evaluate(*b, static_cast<Protocol>(p), size)) out.push_back(e->first);
+  }
+  return out;
+}
+
+CommGroup CommPlanner::plan(Collective c, std::vector<int> gpus, Bytes size, int calls, int root,
+                            std::optional<std::pair<Algorithm, Protocol>> force) const {
+  CommGroup g;
+  g.collective = c;
+  g.bytes = size * calls;
+  g.calls = calls;
+  g.root = root;
+  std::optional<Built> best_built;
+  std::optional<std::pair<Option, std::vector<double>>> best;
+  bool best_forced = false;
+  for (Algorithm a : collective_info(c).algorithms) {
+    if (!k_.algorithm_enabled[idx(a)] && !(force && force->first == a)) continue;
+    auto b = build(c, a, gpus, root);
+    if (!b) continue;
+    for (int pi = 0; pi < kProtocols; ++pi) {
+      const auto p = static_cast<Protocol>(pi);
+      auto e = evaluate(*b, p, size);
+      if (!e) continue;
+      const bool forced = force && force->first == a && force->second == p;
+      if (!best || forced || (!best_forced && e->first.time < best->first.time)) {
+        best = std::move(e);
+        best_built = *b;
+        best_forced = forced;
+      }
+    }
+  }
+  g.gpus = std::move(gpus);
+  if (!best) return g;
+  const Option& o = best->first;
+  g.algorithm = o.algorithm;
+  g.protocol = o.protocol;
+  g.latency = o.latency;
+  g.predicted = o.time * calls;
+  g.phases = std::move(best_built->phases);
+  for (std::size_t i = 0; i < g.phases.size(); ++i)
+    for (Transfer& t : g.phases[i]) t.share *= best->second[i];
+  return g;
+}
+
+Seconds CommPlanner::predict(const CommGroup& g) const {
+  Seconds t = g.latency * g.calls;
+  for (const CommPhase& phase : g.phases) t += Seconds(g.bytes.value * phase_cost(phase).seconds_per_byte);
+  return t;
+}
+
+}  // namespace tt

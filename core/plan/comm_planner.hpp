@@ -1,0 +1,77 @@
+// CommPlanner: how one group's collective runs on its GPUs, and how long it takes. For every algorithm and protocol
+// that can run the collective it lays out the transfers (rail-aligned ring channels, double binary trees, NVLS
+// exchanges with the switch, the three phases of a hierarchical all-reduce, point-to-point sends), predicts one call's
+// time NCCL's way (latency + size / bandwidth, with NCCL's constants: comm_constants.hpp) and keeps the fastest, as
+// NCCL's tuner does. The chosen transfers go into the CommGroup, so the SimGrid driver executes the same plan.
+//
+// Bandwidth: each phase's transfers are routed over the Topology: a transfer between nodes on different rails first
+// crosses to the GPU on the destination's rail (NCCL's PXN), then every transfer follows the fewest-hops paths, split
+// evenly where they tie (ideal ECMP; never through the storage target). The most loaded link direction gives the raw
+// algorithm bandwidth. NCCL's refinements then apply on the bus bandwidth it implies: the link
+// efficiency of the bottleneck medium, the LL / LL128 / tree factors and per-channel caps, the tree correction by
+// size. Each transfer's share is scaled by raw / refined bandwidth, so an uncontended simulation of the transfers
+// takes the predicted time. Latency: NCCL's base + per-step latencies (comm_planner.cpp documents each formula).
+// Holds a reference to the Topology, which must outlive it. Not thread-safe (it caches routes).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <unordered_map>
+#include <vector>
+
+#include "core/plan/comm_constants.hpp"
+#include "core/plan/iteration_plan.hpp"
+#include "core/topo/topology.hpp"
+
+namespace tt {
+
+class CommPlanner {
+ public:
+  CommPlanner(const Topology& topo, CommConstants k);
+
+  const CommConstants& constants() const { return k_; }
+  const Topology& topology() const { return topo_; }
+
+  struct Option {
+    Algorithm algorithm = Algorithm::Ring;
+    Protocol protocol = Protocol::Simple;
+    Seconds latency;       // per call
+    Seconds time;          // of one call of `size` bytes, uncontended
+    BytesPerSecond algbw;  // size / time
+  };
+  // Every enabled way to run the collective on these GPUs (global indices, rank order), in the planner's order:
+  // algorithms as the collective lists them, protocols LL, LL128, Simple. Empty for fewer than two distinct GPUs.
+  std::vector<Option> options(Collective c, const std::vector<int>& gpus, Bytes size, int root = 0) const;
+
+  // Plans `calls` calls of `size` bytes each: the fastest option (ties to the earlier), or `force` if given and
+  // possible (else the fastest). The group's bytes are size x calls.
+  CommGroup plan(Collective c, std::vector<int> gpus, Bytes size, int calls = 1, int root = 0,
+                 std::optional<std::pair<Algorithm, Protocol>> force = std::nullopt) const;
+
+  // The closed-form time of a planned group from its transfers: calls x latency + bytes x the sum over phases of the
+  // most loaded link direction's load / bandwidth. Equals plan()'s prediction.
+  Seconds predict(const CommGroup& g) const;
+
+ private:
+  struct Built;
+  struct PhaseCost {
+    double seconds_per_byte = 0;  // of the most loaded link direction
+    LinkKind bottleneck = LinkKind::NvLink;
+  };
+  PhaseCost phase_cost(const CommPhase& phase) const;
+  using Route = std::vector<std::pair<int, double>>;  // (link direction, fraction of the transfer)
+  const Route& route(int from, int to) const;
+  std::optional<Built> build(Collective c, Algorithm a, const std::vector<int>& gpus, int root) const;
+  std::optional<std::pair<Option, std::vector<double>>> evaluate(const Built& b, Protocol p, Bytes size) const;
+
+  const Topology& topo_;
+  CommConstants k_;
+  mutable std::unordered_map<std::uint64_t, Route> routes_;
+  mutable std::vector<double> load_;  // by link direction: 2 x link index + (1 when crossed target -> source)
+  mutable std::vector<int> touched_;
+};
+
+// The global GPU index of a GPU vertex and back.
+VertexId gpu_vertex(const Topology& topo, int global_gpu);
+
+}  // namespace tt

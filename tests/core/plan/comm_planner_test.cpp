@@ -1,0 +1,180 @@
+#include "core/plan/comm_planner.hpp"
+
+#include <catch2/catch.hpp>
+#include <set>
+
+#include "core/plan/collective.hpp"
+#include "core/plan/comm_layout.hpp"
+#include "tests/core/plan/comm_fixture.hpp"
+
+using namespace tt;
+using testing::first_gpus;
+using testing::h100_nodes;
+
+namespace {
+
+CommPlanner::Option find(const std::vector<CommPlanner::Option>& options, Algorithm a, Protocol p) {
+  for (const auto& o : options)
+    if (o.algorithm == a && o.protocol == p) return o;
+  FAIL("no option " << to_string(a) << "/" << to_string(p));
+  return {};
+}
+
+// The size at which two options take the same time, from their latencies and bandwidths (time = lat + size / bw).
+double crossover(const CommPlanner::Option& a, const CommPlanner::Option& b, double probe) {
+  const double bw_a = probe / (a.time - a.latency).value, bw_b = probe / (b.time - b.latency).value;
+  return (b.latency - a.latency).value / (1 / bw_a - 1 / bw_b);
+}
+
+}  // namespace
+
+TEST_CASE("planner: the choice is the fastest option, and flips where the cost model says", "[unit][plan]") {
+  Topology topo = h100_nodes(1);
+  CommConstants k = comm_constants(topo.gpu());
+  k.protocol_enabled = {true, false, true};  // LL and Simple: one crossover to look at
+  CommPlanner planner(topo, k);
+  const auto gpus = first_gpus(8);
+  const double probe = 1 << 30;
+  auto options = planner.options(Collective::AllReduce, gpus, Bytes(probe));
+  const auto ll = find(options, Algorithm::Ring, Protocol::LL);
+  const auto nvls = find(options, Algorithm::Nvls, Protocol::Simple);
+  CHECK(ll.latency < nvls.latency);  // LL starts sooner; NVLS moves bytes faster
+  const double at = crossover(ll, nvls, probe);
+  INFO("ring/LL -> NVLS at " << at << " bytes");
+  REQUIRE(at > 1e3);
+  REQUIRE(at < 1e8);
+  for (double size : {at / 4, at * 0.9, at * 1.1, at * 4}) {
+    CommGroup g = planner.plan(Collective::AllReduce, gpus, Bytes(size));
+    double best = 1e9;
+    for (const auto& o : planner.options(Collective::AllReduce, gpus, Bytes(size))) best = std::min(best, o.time.value);
+    CHECK(g.predicted.value == Approx(best));
+    CHECK(g.algorithm == (size < at ? Algorithm::Ring : Algorithm::Nvls));
+  }
+}
+
+TEST_CASE("planner: small messages take LL, large ones Simple; trees win mid-size across many nodes", "[unit][plan]") {
+  SECTION("one node without NVLS (A100)") {
+    Topology topo = h100_nodes(1, "A100-SXM");
+    CommPlanner planner(topo, comm_constants(topo.gpu()));
+    for (const auto& o : planner.options(Collective::AllReduce, first_gpus(8), Bytes(1 << 20)))
+      CHECK(o.algorithm != Algorithm::Nvls);
+    CHECK(planner.plan(Collective::AllReduce, first_gpus(8), Bytes(1024)).protocol == Protocol::LL);
+    CommGroup big = planner.plan(Collective::AllReduce, first_gpus(8), Bytes(4e9));
+    CHECK(big.algorithm == Algorithm::Ring);
+    CHECK(big.protocol != Protocol::LL);
+  }
+  SECTION("16 nodes") {
+    Topology topo = h100_nodes(16);
+    CommPlanner planner(topo, comm_constants(topo.gpu()));
+    const auto gpus = first_gpus(128);
+    CommGroup small = planner.plan(Collective::AllReduce, gpus, Bytes(8192));
+    CHECK(small.algorithm == Algorithm::Tree);  // log2(16) network steps instead of 32
+    CHECK(small.protocol == Protocol::LL);
+    CHECK(planner.plan(Collective::AllReduce, gpus, Bytes(8e9)).algorithm == Algorithm::Ring);
+  }
+  SECTION("NCCL_ALGO-like override: only rings") {
+    Topology topo = h100_nodes(16);
+    CommOverrides o;
+    o.algorithms = std::vector<Algorithm>{Algorithm::Ring};
+    CommPlanner planner(topo, comm_constants(topo.gpu(), o));
+    for (const auto& opt : planner.options(Collective::AllReduce, first_gpus(128), Bytes(8192)))
+      CHECK(opt.algorithm == Algorithm::Ring);
+  }
+}
+
+TEST_CASE("planner: a ring's bus bandwidth is its links' times NCCL's efficiency", "[unit][plan]") {
+  SECTION("8 x H100 in a node: NVLink at NCCL's 20.6 of 25 GB/s per link") {
+    Topology topo = h100_nodes(1);
+    CommConstants k = comm_constants(topo.gpu());
+    k.algorithm_enabled[static_cast<int>(Algorithm::Nvls)] = false;
+    CommPlanner planner(topo, k);
+    CommGroup g = planner.plan(Collective::AllReduce, first_gpus(8), Bytes(8e9));
+    REQUIRE(g.algorithm == Algorithm::Ring);
+    REQUIRE(g.protocol == Protocol::Simple);
+    const double busbw = bandwidth(Collective::AllReduce, 8, Bytes(8e9), g.predicted - g.latency).busbw.value;
+    CHECK(busbw == Approx(450e9 * 20.6 / 25));
+  }
+  SECTION("2 nodes: eight rings, one per NIC, 8 x 50 GB/s") {
+    Topology topo = h100_nodes(2);
+    CommPlanner planner(topo, comm_constants(topo.gpu()));
+    CommGroup g = planner.plan(Collective::AllReduce, first_gpus(16), Bytes(8e9), 1, 0,
+                               std::make_pair(Algorithm::Ring, Protocol::Simple));
+    const double busbw = bandwidth(Collective::AllReduce, 16, Bytes(8e9), g.predicted - g.latency).busbw.value;
+    CHECK(busbw == Approx(400e9));
+  }
+  SECTION("NVLS: NCCL's 5/6 of the NVLink bandwidth as algbw") {
+    Topology topo = h100_nodes(1);
+    CommPlanner planner(topo, comm_constants(topo.gpu()));
+    CommGroup g = planner.plan(Collective::AllReduce, first_gpus(8), Bytes(8e9));
+    REQUIRE(g.algorithm == Algorithm::Nvls);
+    CHECK(8e9 / (g.predicted - g.latency).value == Approx(450e9 * 20.6 / 25 * 5 / 6));
+  }
+}
+
+TEST_CASE("planner: transfers of each algorithm, and predict() from them equals the plan's prediction",
+          "[unit][plan]") {
+  Topology topo = h100_nodes(4);
+  CommPlanner planner(topo, comm_constants(topo.gpu()));
+  const auto gpus = first_gpus(32);
+  const Bytes size(256e6);
+  auto forced = [&](Collective c, Algorithm a, Protocol p, std::vector<int> members) {
+    CommGroup g = planner.plan(c, std::move(members), size, 3, 0, std::make_pair(a, p));
+    REQUIRE(g.algorithm == a);
+    REQUIRE(g.protocol == p);
+    CHECK(planner.predict(g).value == Approx(g.predicted.value));
+    CHECK(g.bytes.value == Approx(3 * size.value));
+    return g;
+  };
+  SECTION("ring: 8 channels x 32 edges, every inter-node edge on one rail") {
+    CommGroup g = forced(Collective::AllReduce, Algorithm::Ring, Protocol::Simple, gpus);
+    REQUIRE(g.phases.size() == 1);
+    CHECK(g.phases[0].size() == 8 * 32);
+    for (const Transfer& t : g.phases[0])
+      if (t.from / 8 != t.to / 8) CHECK(t.from % 8 == t.to % 8);
+  }
+  SECTION("tree: chains and tree edges, both ways") {
+    CommGroup g = forced(Collective::AllReduce, Algorithm::Tree, Protocol::LL128, gpus);
+    REQUIRE(g.phases.size() == 1);
+    // per channel and tree: 4 chains of 7 edges, 3 tree edges; each both ways
+    CHECK(g.phases[0].size() == 8 * 2 * (4 * 7 + 3) * 2);
+  }
+  SECTION("hierarchical: reduce-scatter, all-reduce per rail, all-gather") {
+    CommGroup g = forced(Collective::AllReduce, Algorithm::Hierarchical, Protocol::Simple, gpus);
+    REQUIRE(g.phases.size() == 3);
+    CHECK(g.phases[0].size() == 32);
+    CHECK(g.phases[1].size() == 32);
+    for (const Transfer& t : g.phases[1]) CHECK(t.from % 8 == t.to % 8);
+    for (const Transfer& t : g.phases[0]) CHECK(t.from / 8 == t.to / 8);
+  }
+  SECTION("NVLS inside a node: every ordered pair") {
+    CommGroup g = forced(Collective::AllReduce, Algorithm::Nvls, Protocol::Simple, first_gpus(8));
+    CHECK(g.phases[0].size() == 56);
+  }
+  SECTION("broadcast from a root: a chain of n - 1 edges per channel") {
+    CommGroup g = planner.plan(Collective::Broadcast, gpus, size, 1, 5);
+    CHECK(g.algorithm == Algorithm::Ring);
+    CHECK(g.phases[0].size() == 8 * 31);
+    for (const Transfer& t : g.phases[0]) CHECK(t.to != 5);
+  }
+  SECTION("sendrecv and alltoall: point to point") {
+    CommGroup s = planner.plan(Collective::SendRecv, {0, 8}, size);
+    CHECK(s.algorithm == Algorithm::P2p);
+    CHECK(s.phases[0] == CommPhase{{0, 8, s.phases[0][0].share}});
+    CommGroup a = planner.plan(Collective::AllToAll, first_gpus(8), size);
+    CHECK(a.phases[0].size() == 56);
+  }
+  CHECK(planner.options(Collective::AllReduce, {3}, size).empty());
+  CHECK(planner.plan(Collective::AllReduce, {3}, size).phases.empty());
+}
+
+TEST_CASE("planner: a pair across nodes on one rail exchanges over that rail, at least the payload", "[unit][plan]") {
+  // The transfers name GPUs, not links: a driver routes them over what is up (sim/platform.hpp).
+  Topology topo = h100_nodes(2);
+  CommPlanner planner(topo, comm_constants(topo.gpu()));
+  CommGroup g = planner.plan(Collective::AllReduce, {3, 11}, Bytes(1e9));
+  for (const Transfer& t : g.phases[0]) {
+    CHECK(t.from % 8 == 3);
+    CHECK(t.to % 8 == 3);
+    CHECK(t.share >= 1.0);  // 2(n-1)/n = 1 of payload, plus any protocol and efficiency overhead
+  }
+}
