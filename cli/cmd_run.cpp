@@ -1,4 +1,7 @@
-// traintwin run SCENARIO: simulate with SimGrid, write the report, print a summary; exit 1 when a check fails.
+// traintwin run SCENARIO: simulate with SimGrid, write the report, print a summary; exit 1 when a check fails. On a
+// terminal a progress line shows while the simulation runs; nothing of it reaches a pipe or a file.
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -6,6 +9,7 @@
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "cli/progress.hpp"
 #include "core/control/controller.hpp"
 #include "core/io/scenario_reader.hpp"
 #include "reports/report.hpp"
@@ -26,7 +30,12 @@ int run(const RunOptions& o) {
   Scenario scenario = read_scenario_file(o.scenario);
   if (o.seed_opt->count()) scenario.seed = o.seed;
   Controller controller(scenario);
-  sim::RunStats stats = sim::run(scenario, controller);
+  const bool terminal = !o.quiet && isatty(STDOUT_FILENO);
+  ProgressLine progress(stdout, terminal, terminal ? expected_end(scenario) : Seconds(0));
+  sim::RunOptions options;
+  if (progress.enabled()) options.on_progress = [&progress](const sim::Progress& p) { progress.update(p); };
+  sim::RunStats stats = sim::run(scenario, controller, options);
+  progress.erase();
   controller.set_driver("sim", stats.driver_info);
   const RunRecord& record = controller.record();
   ReportFiles files = write_report(record, o.out);

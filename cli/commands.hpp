@@ -21,6 +21,7 @@ Registered add_run(CLI::App& app);
 Registered add_validate(CLI::App& app);
 Registered add_topo(CLI::App& app);
 Registered add_diff(CLI::App& app);
+Registered add_logs(CLI::App& app);
 Registered add_real(CLI::App& app);
 Registered add_worker(CLI::App& app);  // hidden: one rank of a real run
 Registered add_comm(CLI::App& app);

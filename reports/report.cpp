@@ -7,8 +7,10 @@
 #include <sstream>
 
 #include "reports/csv.hpp"
+#include "reports/events.hpp"
 #include "reports/html.hpp"
 #include "reports/junit.hpp"
+#include "reports/prometheus.hpp"
 #include "reports/trace.hpp"
 
 namespace tt {
@@ -184,6 +186,8 @@ ReportFiles write_report(const RunRecord& record, const std::string& dir) {
   write("trace.json", trace_json(record).dump() + "\n");
   write("series.csv", series_csv(record));
   write("jobs.csv", jobs_csv(record));
+  write("events.jsonl", events_jsonl(record));
+  write("metrics.prom", prometheus_text(record));
   return files;
 }
 

@@ -79,6 +79,22 @@ std::string escape(std::string_view s, bool keep_breaks) {
 
 }  // namespace
 
+std::string utf8_valid(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    std::size_t n = utf8_length(s, i);
+    if (n == 0) {
+      out += kReplacement;
+      ++i;
+    } else {
+      out.append(s.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
 std::string xml_escape(std::string_view text) { return escape(text, false); }
 std::string xml_escape_text(std::string_view text) { return escape(text, true); }
 

@@ -12,6 +12,8 @@ namespace tt {
 std::string xml_escape(std::string_view text);
 // The same for element text, keeping line breaks and tabs as they are (more readable; not for attributes).
 std::string xml_escape_text(std::string_view text);
+// The text with every byte that is not part of valid UTF-8 replaced by U+FFFD; everything else kept as it is.
+std::string utf8_valid(std::string_view text);
 // A CSV field (RFC 4180): quoted only when it holds a comma, quote or line break.
 std::string csv_field(std::string_view text);
 // Shortest form that reads back to the same double: 0.1 -> "0.1", 60 -> "60"; "nan"/"inf" for non-finite values.

@@ -8,6 +8,7 @@ packages=(
   nlohmann-json3-dev catch2 libcli11-dev
   libgloo-dev libcpp-httplib-dev
   chromium
+  prometheus  # for promtool (tests/reports/prometheus_test.cpp); the package also brings the server, unused here
 )
 
 missing=()

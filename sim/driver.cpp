@@ -20,12 +20,39 @@ namespace {
 
 double now() { return sg4::Engine::get_clock(); }
 
+using Clock = std::chrono::steady_clock;
+
+// Calls RunOptions::on_progress when at least progress_interval_s of wall time went by since the last call.
+class ProgressReporter {
+ public:
+  ProgressReporter(const RunOptions& o, Seconds horizon, Clock::time_point start)
+      : o_(o), horizon_(horizon), start_(start), next_(start + interval()) {}
+
+  void tick(long long events) {
+    if (!o_.on_progress) return;
+    const Clock::time_point t = Clock::now();
+    if (t < next_) return;
+    next_ = t + interval();
+    o_.on_progress(Progress{Seconds(now()), horizon_, events, std::chrono::duration<double>(t - start_).count()});
+  }
+
+ private:
+  const RunOptions& o_;
+  Seconds horizon_;
+  Clock::time_point start_;
+  Clock::time_point next_;
+
+  Clock::duration interval() const {
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o_.progress_interval_s));
+  }
+};
+
 // The controller's home: waits for events (or its next deadline), hands them to the Controller and carries out the
 // actions it returns. Stops when the controller is done, at the horizon, or when an actor hit a bug.
 class ControllerActor {
  public:
-  ControllerActor(World& w, Controller& c, RunStats& stats, bool& finished)
-      : w_(w), c_(c), stats_(stats), finished_(finished) {}
+  ControllerActor(World& w, Controller& c, RunStats& stats, bool& finished, ProgressReporter& progress)
+      : w_(w), c_(c), stats_(stats), finished_(finished), progress_(progress) {}
 
   void operator()() {
     try {
@@ -47,6 +74,7 @@ class ControllerActor {
   Controller& c_;
   RunStats& stats_;
   bool& finished_;
+  ProgressReporter& progress_;
 
   void loop() {
     const double horizon = w_.scenario.sim.horizon.value;
@@ -79,6 +107,7 @@ class ControllerActor {
 
   void deliver(const Event& e) {
     ++stats_.controller_events;
+    progress_.tick(stats_.controller_events);
     for (Action& a : c_.handle(e, Seconds(now()))) {
       if (auto* launch = std::get_if<Launch>(&a)) {
         start_job(w_, std::move(*launch));
@@ -103,8 +132,8 @@ std::string describe(const std::exception_ptr& e) {
 
 }  // namespace
 
-RunStats run(const Scenario& scenario, Controller& controller) {
-  const auto wall_start = std::chrono::steady_clock::now();
+RunStats run(const Scenario& scenario, Controller& controller, const RunOptions& options) {
+  const auto wall_start = Clock::now();
   if (!(scenario.sim.horizon.value > 0) || !std::isfinite(scenario.sim.horizon.value))
     throw std::invalid_argument("sim: the horizon must be a positive, finite duration");
   RunStats stats;
@@ -116,7 +145,9 @@ RunStats run(const Scenario& scenario, Controller& controller) {
   World world(scenario, session.platform());
   start_faults(world);
   bool finished = false;
-  sg4::Actor::create("controller", session.platform().mgmt(), ControllerActor(world, controller, stats, finished));
+  ProgressReporter progress(options, scenario.sim.horizon, wall_start);
+  sg4::Actor::create("controller", session.platform().mgmt(),
+                     ControllerActor(world, controller, stats, finished, progress));
   session.run();
 
   if (world.error) throw std::runtime_error("sim: " + world.error_actor + ": " + describe(world.error));
@@ -128,7 +159,7 @@ RunStats run(const Scenario& scenario, Controller& controller) {
   stats.fast_forwards = world.fast_forwards;
   stats.cluster_changes = static_cast<long long>(world.epoch);
   controller.set_driver("sim", stats.driver_info);
-  stats.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  stats.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
   return stats;
 }
 

@@ -5,6 +5,7 @@
 // controller exception, an unexpected SimGrid error) stops it and is rethrown as std::runtime_error naming the actor.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <string>
 
@@ -23,6 +24,21 @@ struct RunStats {
   std::map<std::string, std::string> driver_info;
 };
 
-RunStats run(const Scenario& scenario, Controller& controller);
+// What a progress display needs, reported from the controller's actor while the simulation runs.
+struct Progress {
+  Seconds now;      // simulated time
+  Seconds horizon;  // the run stops here at the latest
+  long long controller_events = 0;
+  double wall_seconds = 0;  // since run() started
+};
+
+struct RunOptions {
+  // Called with the run's progress at most once per `progress_interval_s` of wall time (checked as controller events
+  // arrive); empty: never. It runs inside the simulation: it must not touch the Controller.
+  std::function<void(const Progress&)> on_progress;
+  double progress_interval_s = 0.1;
+};
+
+RunStats run(const Scenario& scenario, Controller& controller, const RunOptions& options = {});
 
 }  // namespace tt::sim
