@@ -1,5 +1,7 @@
 #include "real/driver.hpp"
 
+#include "core/io/input_error.hpp"
+
 #include <poll.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -84,7 +86,12 @@ class Loop {
  public:
   Loop(const Scenario& sc, Controller& ctl, const Options& opt, RunStats& stats)
       : sc_(sc), ctl_(ctl), opt_(opt), stats_(stats), gpn_(sc.topology.gpus_per_node()) {
-    for (const auto& f : sc.faults) {
+    if (!sc.stochastic.rates.empty())
+      throw InputError(sc.source_file, "/stochastic",
+                       "no stochastic faults: the real driver injects only scripted faults (run stochastic drills in "
+                       "simulation)");
+    for (std::size_t i = 0; i < sc.faults.size(); ++i) {
+      const FaultSpec& f = sc.faults[i];
       switch (f.kind) {
         case FaultKind::NodeCrash: {
           int node = sc.topology.find_node(f.target);
@@ -101,6 +108,10 @@ class Loop {
         case FaultKind::Hang:
           faults_.push_back({f.at, FaultAction::Hang, sc.topology.find_node(f.target), f.target});
           break;
+        default:  // the simulator runs every kind; real processes on one machine can fake only these three
+          throw InputError(sc.source_file, "/faults/" + std::to_string(i) + "/kind",
+                           std::string("a fault kind the real driver can inject (node_crash, link_down, hang), found ") +
+                               to_string(f.kind));
       }
     }
     std::stable_sort(faults_.begin(), faults_.end(),
@@ -300,7 +311,8 @@ class Loop {
         }
         prune_checkpoints(a.job_dir, a.world, kKeepCheckpoints);
         if (m.iteration < a.iterations)
-          feed(CheckpointDone{a.job, a.attempt, m.iteration, Seconds(write * opt_.time_scale)});
+          feed(CheckpointDone{a.job, a.attempt, m.iteration, Seconds(write * opt_.time_scale),
+                              Seconds(write * opt_.time_scale)});  // synchronous: the write blocks training
         break;
       }
       case MsgKind::Done:
