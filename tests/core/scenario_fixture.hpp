@@ -7,6 +7,21 @@
 
 namespace tt::testing {
 
+// 8 x H100 per node, 400 Gb/s NICs, 200 GB/s storage; the fabric shape as given.
+inline FabricParams fabric(int nodes, int per_group, int spines, double oversubscription = 1.0) {
+  FabricParams p;
+  p.name = "test";
+  p.gpu = *find_gpu("H100-SXM");
+  p.nodes = nodes;
+  p.gpus_per_node = 8;
+  p.nic_bandwidth = *parse_bandwidth("400Gbps");
+  p.nodes_per_group = per_group;
+  p.spines = spines;
+  p.oversubscription = oversubscription;
+  p.storage_bandwidth = *parse_bandwidth("200GB/s");
+  return p;
+}
+
 inline Topology rail_cluster(int nodes, int nodes_per_group = 8) {
   FabricParams p;
   p.name = "test-rail";

@@ -2,23 +2,12 @@
 
 #include <catch2/catch.hpp>
 
+#include "tests/core/scenario_fixture.hpp"
+
 using namespace tt;
+using tt::testing::fabric;
 
 namespace {
-
-FabricParams fabric(int nodes, int per_group, int spines, double oversubscription = 1.0) {
-  FabricParams p;
-  p.name = "test";
-  p.gpu = *find_gpu("H100-SXM");
-  p.nodes = nodes;
-  p.gpus_per_node = 8;
-  p.nic_bandwidth = *parse_bandwidth("400Gbps");
-  p.nodes_per_group = per_group;
-  p.spines = spines;
-  p.oversubscription = oversubscription;
-  p.storage_bandwidth = *parse_bandwidth("200GB/s");
-  return p;
-}
 
 int links_of_kind(const Topology& t, LinkKind kind) {
   int n = 0;

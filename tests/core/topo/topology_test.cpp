@@ -5,22 +5,9 @@
 #include "tests/core/scenario_fixture.hpp"
 
 using namespace tt;
+using tt::testing::fabric;
 
 namespace {
-
-FabricParams fabric(int nodes, int per_group, int spines, double oversubscription = 1.0) {
-  FabricParams p;
-  p.name = "test";
-  p.gpu = *find_gpu("H100-SXM");
-  p.nodes = nodes;
-  p.gpus_per_node = 8;
-  p.nic_bandwidth = *parse_bandwidth("400Gbps");
-  p.nodes_per_group = per_group;
-  p.spines = spines;
-  p.oversubscription = oversubscription;
-  p.storage_bandwidth = *parse_bandwidth("200GB/s");
-  return p;
-}
 
 // The vertices a path visits, by name, starting at `from`; checks that the hops chain up.
 std::vector<std::string> visited(const Topology& t, VertexId from, const Path& path) {
