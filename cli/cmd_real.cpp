@@ -65,14 +65,11 @@ int run_real(const RealOptions& o) {
   ReportFiles files = write_report(record, o.out);
   if (!o.quiet) {
     std::cout << summary_table(record);
-    std::string names;
-    for (const auto& p : files.paths)
-      names += (names.empty() ? "" : ", ") + std::filesystem::path(p).filename().string();
     std::printf(
         "ran %s of scenario time in %.2f s wall (time scale %g; %d worker processes; driver CPU %.2f s); reports in "
         "%s: %s\n",
         format_seconds(record.end_time).c_str(), stats.wall_seconds, o.time_scale, stats.workers_started,
-        stats.driver_cpu_seconds, files.dir.c_str(), names.c_str());
+        stats.driver_cpu_seconds, files.dir.c_str(), files.file_names().c_str());
   }
   return record.all_checks_passed() ? 0 : kExitChecksFailed;
 }

@@ -41,11 +41,8 @@ int run(const RunOptions& o) {
   ReportFiles files = write_report(record, o.out);
   if (!o.quiet) {
     std::cout << summary_table(record);
-    std::string names;
-    for (const auto& p : files.paths)
-      names += (names.empty() ? "" : ", ") + std::filesystem::path(p).filename().string();
     std::printf("simulated %s in %.2f s wall; reports in %s: %s\n", format_seconds(record.end_time).c_str(),
-                stats.wall_seconds, files.dir.c_str(), names.c_str());
+                stats.wall_seconds, files.dir.c_str(), files.file_names().c_str());
   }
   return record.all_checks_passed() ? 0 : kExitChecksFailed;
 }

@@ -226,4 +226,10 @@ std::string summary_table(const RunRecord& r) {
   return os.str();
 }
 
+std::string ReportFiles::file_names() const {
+  std::string names;
+  for (const auto& p : paths) names += (names.empty() ? "" : ", ") + std::filesystem::path(p).filename().string();
+  return names;
+}
+
 }  // namespace tt

@@ -17,6 +17,7 @@ struct ReportFiles {
   std::string dir;
   std::vector<std::string> paths;  // report.json first, then junit.xml, report.html, trace.json, series.csv, jobs.csv,
                                    // events.jsonl, metrics.prom
+  std::string file_names() const;  // "report.json, junit.xml, ...", for a terminal line
 };
 
 nlohmann::json report_json(const RunRecord& record);
