@@ -10,6 +10,7 @@ namespace tt::cli {
 inline constexpr int kExitChecksFailed = 1;
 inline constexpr int kExitBadInput = 2;
 inline constexpr int kExitInternal = 3;
+inline constexpr int kExitNoDevice = 4;  // a device the command needs is absent (e.g. no CUDA GPU)
 
 using Command = std::function<int()>;
 struct Registered {
@@ -26,5 +27,7 @@ Registered add_real(CLI::App& app);
 Registered add_worker(CLI::App& app);  // hidden: one rank of a real run
 Registered add_comm(CLI::App& app);
 Registered add_plan(CLI::App& app);
+Registered add_kernelcheck(CLI::App& app);
+Registered add_commtest(CLI::App& app);
 
 }  // namespace tt::cli

@@ -1,4 +1,5 @@
-// traintwin: the command line. Exit codes: 0 every check passed, 1 a check failed, 2 bad input, 3 internal error.
+// traintwin: the command line. Exit codes: 0 every check passed, 1 a check failed, 2 bad input, 3 internal error,
+// 4 a device the command needs is absent.
 #include <cstdio>
 #include <vector>
 
@@ -9,8 +10,9 @@ int main(int argc, char** argv) {
   using namespace tt::cli;
   CLI::App app{"traintwin: a digital twin and test harness for large-model training infrastructure"};
   app.require_subcommand(1);
-  std::vector<Registered> commands = {add_run(app),  add_validate(app), add_topo(app), add_diff(app),  add_logs(app),
-                                      add_comm(app), add_plan(app),     add_real(app), add_worker(app)};
+  std::vector<Registered> commands = {add_run(app),  add_validate(app), add_topo(app),   add_diff(app),
+                                      add_logs(app), add_comm(app),     add_plan(app),   add_real(app),
+                                      add_worker(app), add_kernelcheck(app), add_commtest(app)};
 
   try {
     app.parse(argc, argv);
