@@ -3,6 +3,8 @@
 #   make test   installs what is missing, builds everything, runs every test with ctest
 BUILD ?= build
 JOBS ?= $(shell nproc)
+# CUDA kernels and the NCCL provider: AUTO (when nvcc and NCCL are found), ON (fail when they are not; CI), OFF.
+CUDA ?= AUTO
 
 .PHONY: demo test deps configure
 demo: configure
@@ -14,7 +16,7 @@ test: configure
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 configure: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DTRAINTWIN_CUDA=$(CUDA)
 
 deps:
 	./scripts/install-deps.sh

@@ -1,6 +1,6 @@
-// traintwin real SCENARIO --devices cpu:N: run a scenario on real worker processes (real/driver.hpp), write the same
-// report as `traintwin run`, print a summary; exit 1 when a check fails. `traintwin worker ...` (hidden) is one rank
-// of a job, started by the real driver.
+// traintwin real SCENARIO --devices cpu:N|cuda:N: run a scenario on real worker processes (real/driver.hpp), write
+// the same report as `traintwin run`, print a summary; exit 1 when a check fails, 4 when cuda:N finds fewer than N
+// CUDA devices. `traintwin worker ...` (hidden) is one rank of a job, started by the real driver.
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,6 +10,7 @@
 #include "cli/commands.hpp"
 #include "core/control/controller.hpp"
 #include "core/io/scenario_reader.hpp"
+#include "kernels/attention_cuda.hpp"
 #include "real/driver.hpp"
 #include "real/worker.hpp"
 #include "reports/report.hpp"
@@ -41,7 +42,19 @@ int run_real(const RealOptions& o) {
   Scenario scenario = read_scenario_file(o.scenario);
   if (o.seed_opt->count()) scenario.seed = o.seed;
   real::Options opt;
-  opt.devices = std::stoi(o.devices.substr(4));
+  const bool cuda = o.devices.rfind("cuda:", 0) == 0;
+  opt.devices = std::stoi(o.devices.substr(cuda ? 5 : 4));
+  if (cuda) {
+    // NCCL workers, one per GPU (real/nccl_provider.hpp); every GPU of the topology needs a CUDA device here.
+    const int visible = kernels::cuda_device_count();
+    if (visible < opt.devices) {
+      std::fprintf(stderr, "error: --devices %s needs %d CUDA devices; %s: %s (exit %d)\n", o.devices.c_str(),
+                   opt.devices, visible ? (std::to_string(visible) + " visible").c_str() : "none",
+                   kernels::cuda_device_description().c_str(), kExitNoDevice);
+      return kExitNoDevice;
+    }
+    opt.provider = "nccl";
+  }
   opt.run_dir = std::filesystem::path(o.out) / "run";
   opt.time_scale = o.time_scale;
   opt.worker_command = {self_executable(), "worker"};
@@ -82,20 +95,23 @@ Registered add_real(CLI::App& app) {
       "real",
       "Run a scenario on real worker processes (Gloo, CPU attention); write reports to DIR; exit 1 if a check fails");
   sub->add_option("scenario", o->scenario, "scenario JSON file")->required();
-  sub->add_option("--devices", o->devices, "devices backing the topology's GPUs: cpu:N (N = the topology's GPUs)")
+  sub->add_option("--devices", o->devices,
+                  "devices backing the topology's GPUs (N = the topology's GPUs): cpu:N (Gloo) or cuda:N (NCCL; exit 4 "
+                  "without N CUDA devices)")
       ->required()
       ->check(CLI::Validator(
           [](std::string& s) -> std::string {
-            if (s.rfind("cpu:", 0) != 0) return "expected cpu:N (only the CPU provider exists so far), found " + s;
+            const std::size_t prefix = s.rfind("cpu:", 0) == 0 ? 4 : s.rfind("cuda:", 0) == 0 ? 5 : 0;
+            if (prefix == 0) return "expected cpu:N or cuda:N, found " + s;
             try {
               std::size_t used = 0;
-              int n = std::stoi(s.substr(4), &used);
-              if (n >= 1 && used == s.size() - 4) return "";
+              int n = std::stoi(s.substr(prefix), &used);
+              if (n >= 1 && used == s.size() - prefix) return "";
             } catch (const std::exception&) {
             }
-            return "expected cpu:N with N a whole number >= 1, found " + s;
+            return "expected cpu:N or cuda:N with N a whole number >= 1, found " + s;
           },
-          "cpu:N"));
+          "cpu:N|cuda:N"));
   sub->add_option("--out", o->out, "report directory; worker state goes to DIR/run (mode 0700)")->capture_default_str();
   sub->add_option("--time-scale", o->time_scale,
                   "scenario seconds per real second: submit, fault and detection times happen after time / X real "

@@ -23,6 +23,7 @@
 #include "real/checkpoint.hpp"
 #include "real/launcher.hpp"
 #include "real/metrics.hpp"
+#include "real/nccl_provider.hpp"
 #include "real/protocol.hpp"
 #include "real/sys.hpp"
 #include "real/training.hpp"
@@ -434,6 +435,7 @@ class Loop {
     fs::remove_all(attempt_dir, ec);  // a leftover of an earlier run in the same directory
     if (ec) throw SysError("remove " + attempt_dir.string(), ec.value());
     make_private_dirs(attempt_dir / "gloo-store");
+    prepare_provider(opt_.provider, attempt_dir, sc_, l);
 
     WorkerConfig c;
     c.job_dir = a->job_dir.string();
@@ -451,6 +453,7 @@ class Loop {
     c.startup_seconds = to_real(l.startup);
     c.pace_seconds = to_real(l.plan.predicted_iteration);
     c.heartbeat_seconds = opt_.heartbeat_interval;
+    c.provider = opt_.provider;
     log("launch " + spec.name + " attempt " + std::to_string(l.attempt) + " on " + std::to_string(a->world) +
         " devices from iteration " + std::to_string(rp.iteration) + ": " + std::to_string(c.workload.params) +
         " params, attention " + std::to_string(c.workload.heads) + "x" + std::to_string(c.workload.seq) + "x" +
@@ -461,6 +464,7 @@ class Loop {
     attempts_.push_back(std::move(a));
     for (int rank = 0; rank < at.world; ++rank) {
       c.rank = rank;
+      c.device = opt_.provider == "nccl" ? l.gpus[rank] : -1;  // cuda:N backs global GPU g with CUDA device g
       Rank r;
       r.rank = rank;
       r.gpu = l.gpus[rank];
@@ -565,7 +569,8 @@ std::string job_dir_name(const Scenario& scenario, int job) {
 
 RunStats run(const Scenario& scenario, Controller& controller, const Options& options) {
   if (options.devices != scenario.topology.total_gpus())
-    throw std::invalid_argument("--devices cpu:" + std::to_string(options.devices) + " does not match the " +
+    throw std::invalid_argument("--devices " + std::string(options.provider == "nccl" ? "cuda:" : "cpu:") +
+                                std::to_string(options.devices) + " does not match the " +
                                 std::to_string(scenario.topology.total_gpus()) + " GPUs of topology " +
                                 scenario.topology.name() + " (one CPU device backs each GPU)");
   if (!(options.time_scale > 0) || !std::isfinite(options.time_scale))
@@ -592,10 +597,11 @@ RunStats run(const Scenario& scenario, Controller& controller, const Options& op
   stats.driver_cpu_seconds = (self.ru_utime.tv_sec + self.ru_stime.tv_sec) +
                              (self.ru_utime.tv_usec + self.ru_stime.tv_usec) * 1e-6 - cpu_before;
   stats.driver_info = {
-      {"devices", "cpu:" + std::to_string(options.devices)},
+      {"devices", (options.provider == "nccl" ? "cuda:" : "cpu:") + std::to_string(options.devices)},
       {"time_scale", fmt(options.time_scale, "%g")},
       {"compute", options.compute},
-      {"collective", "gloo ring all-reduce, tcp 127.0.0.1"},
+      {"collective", options.provider == "nccl" ? "nccl all-reduce, one CUDA device per GPU"
+                                                 : "gloo ring all-reduce, tcp 127.0.0.1"},
       {"gradient_scale",
        fmt(kGradScale, "%g") + " of the planned dp bytes, at most " + std::to_string(kGradCapBytes) + " bytes"},
       {"heartbeat_timeout", fmt(options.heartbeat_timeout, "%g") + " s real"},

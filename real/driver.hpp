@@ -35,6 +35,7 @@ struct Options {
   double time_scale = 1.0;                  // scenario seconds per real second
   std::vector<std::string> worker_command;  // a worker's argv before its flags, e.g. {"/usr/bin/traintwin", "worker"}
   std::string compute = "attention";        // see make_compute_step()
+  std::string provider = "gloo";            // collectives: gloo (CPU devices) or nccl (one CUDA device per GPU)
   double heartbeat_interval = 0.05;         // real seconds between a worker's heartbeats
   double heartbeat_timeout = 1.0;           // real seconds of silence after which a running rank counts as hung
   int metrics_port = -1;                    // >= 0: Prometheus text on http://127.0.0.1:PORT/metrics (0: a free port)

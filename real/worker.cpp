@@ -13,6 +13,7 @@
 #include "real/checkpoint.hpp"
 #include "real/checksum.hpp"
 #include "real/collective.hpp"
+#include "real/nccl_provider.hpp"
 #include "real/protocol.hpp"
 #include "real/sys.hpp"
 
@@ -91,6 +92,8 @@ const std::map<std::string, Flag>& flags() {
       {"--pace", field(&WorkerConfig::pace_seconds)},
       {"--heartbeat", field(&WorkerConfig::heartbeat_seconds)},
       {"--gloo-timeout", field(&WorkerConfig::gloo_timeout_seconds)},
+      {"--provider", field(&WorkerConfig::provider)},
+      {"--device", field(&WorkerConfig::device)},
       {"--report-fd", field(&WorkerConfig::report_fd)},
   };
   return table;
@@ -186,9 +189,8 @@ int run_worker(const WorkerConfig& c) {
     TrainState state = load_state(c);
     auto compute = make_compute_step(c.compute, c.workload);
     const auto timeout = std::chrono::milliseconds(static_cast<long long>(c.gloo_timeout_seconds * 1000));
-    const std::filesystem::path store = std::filesystem::path(c.attempt_dir) / "gloo-store";
-    make_private_dirs(store);
-    auto comm = connect_gloo(store, c.rank, c.world, timeout);
+    make_private_dirs(std::filesystem::path(c.attempt_dir) / "gloo-store");
+    auto comm = connect_provider(c.provider, c.attempt_dir, c.rank, c.world, c.device, timeout);
     rep.send(MsgKind::Hello, state.iteration);
     sleep_until(started + c.startup_seconds);
 

@@ -31,6 +31,8 @@ struct WorkerConfig {
   double pace_seconds = 0;     // real seconds an iteration takes at least
   double heartbeat_seconds = 0.05;
   double gloo_timeout_seconds = 300;
+  std::string provider = "gloo";  // the collective library: gloo or nccl (real/nccl_provider.hpp)
+  int device = -1;                // nccl: the CUDA device of this rank
   int report_fd = 3;
 };
 
