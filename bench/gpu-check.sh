@@ -93,4 +93,5 @@ for name in configure build kernelcheck gpu_tests commtest; do
   [ -n "${status[$name]:-}" ] && printf '%-12s %-70s %8s\n' "$name" "${status[$name]}" "${seconds[$name]:-}"
 done
 printf '%-12s %s\n' "fwd bf16" "head dim 128, seq 8k, non-causal: $goal"
-grep -h "^# Checks\|^# Wrong elements\|^# Avg bus" "$OUT_DIR"/kernelcheck.log "$OUT_DIR"/commtest.log 2>/dev/null || true
+grep -h "^# Checks\|^# Wrong elements\|^# Avg bus" "$OUT_DIR"/kernelcheck.log "$OUT_DIR"/commtest.log 2>/dev/null ||
+  true

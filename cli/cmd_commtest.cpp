@@ -166,8 +166,8 @@ int run(const CommtestArgs& a) {
                         {"status", wrong ? "FAILED" : "OK"}};
     for (const auto& r : rows) {
       const auto pass = [](const real::CommTestPass& p) {
-        return nlohmann::json{{"time_us", p.us}, {"algbw_gbps", p.algbw / 1e9}, {"busbw_gbps", p.busbw / 1e9},
-                              {"wrong", p.wrong}};
+        return nlohmann::json{
+            {"time_us", p.us}, {"algbw_gbps", p.algbw / 1e9}, {"busbw_gbps", p.busbw / 1e9}, {"wrong", p.wrong}};
       };
       j["rows"].push_back({{"size", r.bytes},
                            {"count", r.count},

@@ -61,13 +61,16 @@ int run(const KernelcheckArgs& a) {
   CheckDevice device = CheckDevice::cpu;
   if (a.device == "cuda" || (a.device == "auto" && kernels::cuda_device_present())) device = CheckDevice::cuda;
   if (device == CheckDevice::cuda && !kernels::cuda_device_present()) {
-    std::fprintf(stderr, "kernelcheck: --device cuda: %s; nothing was checked (exit %d). --device cpu checks the CPU "
-                 "kernels.\n", kernels::cuda_device_description().c_str(), kExitNoDevice);
+    std::fprintf(stderr,
+                 "kernelcheck: --device cuda: %s; nothing was checked (exit %d). --device cpu checks the CPU "
+                 "kernels.\n",
+                 kernels::cuda_device_description().c_str(), kExitNoDevice);
     return kExitNoDevice;
   }
   const bool cuda = device == CheckDevice::cuda;
   std::vector<int> seqlens = a.seqlens;
-  if (seqlens.empty()) seqlens = cuda ? std::vector<int>{512, 1024, 2048, 4096, 8192, 16384} : std::vector<int>{173, 256};
+  if (seqlens.empty())
+    seqlens = cuda ? std::vector<int>{512, 1024, 2048, 4096, 8192, 16384} : std::vector<int>{173, 256};
   std::vector<int> head_dims = a.head_dims;
   if (head_dims.empty()) head_dims = {64, 128};
   for (int n : seqlens)
@@ -77,14 +80,15 @@ int run(const KernelcheckArgs& a) {
       throw InputError("command line", "--head-dims", cuda ? "64, 128 or 256 on CUDA" : "head dims in 1..512");
   const std::uint64_t seed = a.seed_opt->count() ? a.seed : std::random_device{}();
 
-  const std::string what = cuda ? "cuda: " + kernels::cuda_device_description()
-                                : "cpu: tiled fp32 kernel on bf16/fp16-rounded inputs";
+  const std::string what =
+      cuda ? "cuda: " + kernels::cuda_device_description() : "cpu: tiled fp32 kernel on bf16/fp16-rounded inputs";
   std::vector<CheckRow> rows;
   int failed = 0;
   if (!a.json) {
     std::printf("# traintwin kernelcheck, %s; seed %" PRIu64 "\n", what.c_str(), seed);
-    std::printf("# gate: max |out - fp64 reference| <= 2 x that of the naive attention in the input precision "
-                "(+ 2^-22 x max|ref|); outputs NaN-poisoned first\n");
+    std::printf(
+        "# gate: max |out - fp64 reference| <= 2 x that of the naive attention in the input precision "
+        "(+ 2^-22 x max|ref|); outputs NaN-poisoned first\n");
     std::printf("# %4s %6s %5s %6s %5s %6s %4s %5s %5s %12s %12s %10s %9s  %s\n", "prec", "batch", "heads", "seq",
                 "hdim", "causal", "pass", "scope", "worst", "max error", "bound", "time(ms)", "TFLOP/s", "status");
   }
@@ -101,18 +105,15 @@ int run(const KernelcheckArgs& a) {
     }
   }
   if (a.json) {
-    nlohmann::json j = {{"device", cuda ? "cuda" : "cpu"},
-                        {"description", what},
-                        {"seed", seed},
-                        {"rows", nlohmann::json::array()},
-                        {"failed", failed},
-                        {"status", failed ? "FAILED" : "OK"}};
+    nlohmann::json j = {{"device", cuda ? "cuda" : "cpu"}, {"description", what}, {"seed", seed},
+                        {"rows", nlohmann::json::array()}, {"failed", failed},    {"status", failed ? "FAILED" : "OK"}};
     for (const auto& r : rows) j["rows"].push_back(row_json(r));
     std::cout << j.dump(2) << "\n";
   } else {
-    std::printf("# compared: the first and last (batch, head); scope full: every element, rows: 64 sampled query rows "
-                "and the last (backward then gates dQ only)\n# TFLOP/s by FlashAttention's count: fwd 4 x batch x "
-                "seq^2 x heads x hdim, halved when causal; bwd 2.5 x fwd\n");
+    std::printf(
+        "# compared: the first and last (batch, head); scope full: every element, rows: 64 sampled query rows "
+        "and the last (backward then gates dQ only)\n# TFLOP/s by FlashAttention's count: fwd 4 x batch x "
+        "seq^2 x heads x hdim, halved when causal; bwd 2.5 x fwd\n");
     std::printf("# Checks: %zu, failed %d: %s\n", rows.size(), failed, failed ? "FAILED" : "OK");
   }
   return failed ? kExitChecksFailed : 0;
@@ -123,7 +124,8 @@ int run(const KernelcheckArgs& a) {
 Registered add_kernelcheck(CLI::App& app) {
   auto a = std::make_shared<KernelcheckArgs>();
   auto* sub = app.add_subcommand(
-      "kernelcheck", "Check the attention kernels' numerics against an fp64 reference and time them; exit 1 if one fails");
+      "kernelcheck",
+      "Check the attention kernels' numerics against an fp64 reference and time them; exit 1 if one fails");
   sub->add_option("--device", a->device,
                   "cuda (exit 4 when there is no CUDA device), cpu, or auto: cuda when a device is present")
       ->capture_default_str()

@@ -35,9 +35,8 @@ if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
 endif()
 set(TRAINTWIN_CUDA_ARCHITECTURES "${CMAKE_CUDA_ARCHITECTURES}")
 enable_language(CUDA)
-# The .cu files are C++17: CMake 3.25 knows no flag for nvcc's C++20 (and would take CXX_STANDARD 20 for CUDA too).
-set(CMAKE_CUDA_STANDARD 17)
-set(CMAKE_CUDA_STANDARD_REQUIRED ON)
+# The .cu files are C++17 (the targets set CUDA_STANDARD 17): CMake 3.25 knows no nvcc flag for C++20, and a target
+# without CUDA_STANDARD inherits CXX_STANDARD 20 and fails to generate.
 set(TRAINTWIN_CUDA_FLAGS -O3 -lineinfo)
 find_package(CUDAToolkit REQUIRED)
 

@@ -33,9 +33,9 @@ std::string host_name() {
                   " (" + cudaGetErrorString(e) + ")");
 }
 
-#define TT_CUDA(call)                                                     \
-  do {                                                                    \
-    const cudaError_t tt_status_ = (call);                                \
+#define TT_CUDA(call)                                                                \
+  do {                                                                               \
+    const cudaError_t tt_status_ = (call);                                           \
     if (tt_status_ != cudaSuccess) cuda_fail(tt_status_, #call, __FILE__, __LINE__); \
   } while (0)
 // After a launch: the launch's own error now, a fault inside the kernel at the next synchronisation.
@@ -45,8 +45,8 @@ namespace wmma = nvcuda::wmma;
 
 constexpr int kThreads = 128;  // 4 warps per CTA
 constexpr int kWarps = kThreads / 32;
-constexpr int kPad16 = 8;      // 16-bit tiles: each row padded by 16 bytes (spreads banks; ldm stays a multiple of 8)
-constexpr int kPad32 = 4;      // fp32 tiles: each row padded by 16 bytes
+constexpr int kPad16 = 8;  // 16-bit tiles: each row padded by 16 bytes (spreads banks; ldm stays a multiple of 8)
+constexpr int kPad32 = 4;  // fp32 tiles: each row padded by 16 bytes
 
 template <typename T>
 __device__ inline float to_float(T x);
@@ -116,9 +116,9 @@ struct ForwardLayout {
 };
 
 template <typename T, int D, int BR, int BC>
-__global__ void __launch_bounds__(kThreads) flash_forward(const T* __restrict__ q, const T* __restrict__ k,
-                                                          const T* __restrict__ v, T* __restrict__ o,
-                                                          float* __restrict__ lse, int n, bool causal, float scale) {
+__global__ void __launch_bounds__(kThreads)
+    flash_forward(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v, T* __restrict__ o,
+                  float* __restrict__ lse, int n, bool causal, float scale) {
   using L = ForwardLayout<T, D, BR, BC>;
   extern __shared__ __align__(128) unsigned char smem[];
   T* sq = reinterpret_cast<T*>(smem + L::q_at);
@@ -222,8 +222,8 @@ __global__ void __launch_bounds__(kThreads) flash_forward(const T* __restrict__ 
 // an fp32 buffer with atomics; then dQ is rounded to the input precision.
 
 template <typename T, int D>
-__global__ void __launch_bounds__(kThreads) row_dots(const T* __restrict__ o, const T* __restrict__ d_o,
-                                                     float* __restrict__ d_rows, long long rows) {
+__global__ void __launch_bounds__(kThreads)
+    row_dots(const T* __restrict__ o, const T* __restrict__ d_o, float* __restrict__ d_rows, long long rows) {
   const long long row = (static_cast<long long>(blockIdx.x) * kThreads + threadIdx.x) / 32;
   const int lane = threadIdx.x % 32;
   if (row >= rows) return;
@@ -267,10 +267,9 @@ struct BackwardLayout {
 
 template <typename T, int D, int BQ, int BK>
 __global__ void __launch_bounds__(kThreads)
-    flash_backward(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
-                   const T* __restrict__ d_o, const float* __restrict__ lse, const float* __restrict__ d_rows,
-                   float* __restrict__ dq_acc, T* __restrict__ dk, T* __restrict__ dv, int n, bool causal,
-                   float scale) {
+    flash_backward(const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v, const T* __restrict__ d_o,
+                   const float* __restrict__ lse, const float* __restrict__ d_rows, float* __restrict__ dq_acc,
+                   T* __restrict__ dk, T* __restrict__ dv, int n, bool causal, float scale) {
   using L = BackwardLayout<T, D, BQ, BK>;
   extern __shared__ __align__(128) unsigned char smem[];
   T* sk = reinterpret_cast<T*>(smem + L::k_at);
@@ -422,8 +421,8 @@ void launch_forward(const AttentionShape& s, const void* q, const void* k, const
   allow_shared(kernel, L::bytes);
   const dim3 grid((s.seq + BR - 1) / BR, s.batch * s.heads);
   kernel<<<grid, kThreads, L::bytes, stream>>>(static_cast<const T*>(q), static_cast<const T*>(k),
-                                                static_cast<const T*>(v), static_cast<T*>(o), lse, s.seq, s.causal,
-                                                softmax_scale(s));
+                                               static_cast<const T*>(v), static_cast<T*>(o), lse, s.seq, s.causal,
+                                               softmax_scale(s));
   TT_CUDA_LAUNCHED("flash_forward");
 }
 
@@ -431,10 +430,14 @@ template <typename T>
 void forward_for(const AttentionShape& s, const void* q, const void* k, const void* v, void* o, float* lse,
                  cudaStream_t stream) {
   switch (s.head_dim) {
-    case 64: return launch_forward<T, 64, 64, 64>(s, q, k, v, o, lse, stream);
-    case 128: return launch_forward<T, 128, 64, 64>(s, q, k, v, o, lse, stream);
-    case 256: return launch_forward<T, 256, 64, 32>(s, q, k, v, o, lse, stream);
-    default: throw std::invalid_argument("CUDA attention forward: head_dim " + std::to_string(s.head_dim));
+    case 64:
+      return launch_forward<T, 64, 64, 64>(s, q, k, v, o, lse, stream);
+    case 128:
+      return launch_forward<T, 128, 64, 64>(s, q, k, v, o, lse, stream);
+    case 256:
+      return launch_forward<T, 256, 64, 32>(s, q, k, v, o, lse, stream);
+    default:
+      throw std::invalid_argument("CUDA attention forward: head_dim " + std::to_string(s.head_dim));
   }
 }
 
@@ -461,9 +464,8 @@ void launch_backward(const AttentionShape& s, const BackwardArgs& a, cudaStream_
   allow_shared(kernel, L::bytes);
   const dim3 grid((s.seq + kBK - 1) / kBK, s.batch * s.heads);
   kernel<<<grid, kThreads, L::bytes, stream>>>(
-      static_cast<const T*>(a.q), static_cast<const T*>(a.k), static_cast<const T*>(a.v),
-      static_cast<const T*>(a.d_o), a.lse, a.d_rows, a.dq_acc, static_cast<T*>(a.dk), static_cast<T*>(a.dv), s.seq,
-      s.causal, softmax_scale(s));
+      static_cast<const T*>(a.q), static_cast<const T*>(a.k), static_cast<const T*>(a.v), static_cast<const T*>(a.d_o),
+      a.lse, a.d_rows, a.dq_acc, static_cast<T*>(a.dk), static_cast<T*>(a.dv), s.seq, s.causal, softmax_scale(s));
   TT_CUDA_LAUNCHED("flash_backward");
   const long long blocks = std::min<long long>((elements + 255) / 256, 65535);
   round_to<T><<<static_cast<unsigned>(blocks), 256, 0, stream>>>(a.dq_acc, static_cast<T*>(a.dq), elements);
@@ -473,9 +475,12 @@ void launch_backward(const AttentionShape& s, const BackwardArgs& a, cudaStream_
 template <typename T>
 void backward_for(const AttentionShape& s, const BackwardArgs& a, cudaStream_t stream) {
   switch (s.head_dim) {
-    case 64: return launch_backward<T, 64>(s, a, stream);
-    case 128: return launch_backward<T, 128>(s, a, stream);
-    default: throw std::invalid_argument("CUDA attention backward: head_dim " + std::to_string(s.head_dim));
+    case 64:
+      return launch_backward<T, 64>(s, a, stream);
+    case 128:
+      return launch_backward<T, 128>(s, a, stream);
+    default:
+      throw std::invalid_argument("CUDA attention backward: head_dim " + std::to_string(s.head_dim));
   }
 }
 

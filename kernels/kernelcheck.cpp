@@ -307,9 +307,11 @@ std::vector<CheckCase> check_grid(CheckDevice d, const std::vector<int>& seqlens
   for (const int hd : head_dims)
     for (const bool causal : {false, true})
       for (const int seq : seqlens) {
-        const AttentionShape s{
-            .batch = std::max(1, 16384 / seq), .heads = std::max(1, 2048 / hd), .seq = seq, .head_dim = hd,
-            .causal = causal};
+        const AttentionShape s{.batch = std::max(1, 16384 / seq),
+                               .heads = std::max(1, 2048 / hd),
+                               .seq = seq,
+                               .head_dim = hd,
+                               .causal = causal};
         grid.push_back({s, Precision::bf16});
         if (seq == 1024) grid.push_back({s, Precision::fp16});
       }

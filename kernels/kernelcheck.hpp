@@ -29,10 +29,10 @@ struct CheckRow {
   std::string worst;
   double error = 0;
   double bound = 0;
-  double ms = 0;       // median device (or wall, on the CPU) time of one call
-  double tflops = 0;   // FLOPs / ms
-  std::string scope;   // what was compared: "full", or "rows" (sampled query rows; backward then gates dQ only)
-  std::string failure; // empty when the row passed
+  double ms = 0;        // median device (or wall, on the CPU) time of one call
+  double tflops = 0;    // FLOPs / ms
+  std::string scope;    // what was compared: "full", or "rows" (sampled query rows; backward then gates dQ only)
+  std::string failure;  // empty when the row passed
   bool ok() const { return failure.empty(); }
 };
 

@@ -600,8 +600,8 @@ RunStats run(const Scenario& scenario, Controller& controller, const Options& op
       {"devices", (options.provider == "nccl" ? "cuda:" : "cpu:") + std::to_string(options.devices)},
       {"time_scale", fmt(options.time_scale, "%g")},
       {"compute", options.compute},
-      {"collective", options.provider == "nccl" ? "nccl all-reduce, one CUDA device per GPU"
-                                                 : "gloo ring all-reduce, tcp 127.0.0.1"},
+      {"collective",
+       options.provider == "nccl" ? "nccl all-reduce, one CUDA device per GPU" : "gloo ring all-reduce, tcp 127.0.0.1"},
       {"gradient_scale",
        fmt(kGradScale, "%g") + " of the planned dp bytes, at most " + std::to_string(kGradCapBytes) + " bytes"},
       {"heartbeat_timeout", fmt(options.heartbeat_timeout, "%g") + " s real"},

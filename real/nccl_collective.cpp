@@ -23,20 +23,20 @@ std::string host_name() {
 
 std::string where(const char* file, int line) { return host_name() + ": " + file + ":" + std::to_string(line) + ": "; }
 
-#define TT_CUDA(call)                                                                                   \
-  do {                                                                                                  \
-    const cudaError_t tt_e_ = (call);                                                                   \
-    if (tt_e_ != cudaSuccess)                                                                           \
+#define TT_CUDA(call)                                                                                 \
+  do {                                                                                                \
+    const cudaError_t tt_e_ = (call);                                                                 \
+    if (tt_e_ != cudaSuccess)                                                                         \
       throw std::runtime_error(where(__FILE__, __LINE__) + #call + ": " + cudaGetErrorString(tt_e_)); \
   } while (0)
 
-#define TT_NCCL(call)                                                                                    \
-  do {                                                                                                   \
-    const ncclResult_t tt_r_ = (call);                                                                   \
-    if (tt_r_ != ncclSuccess && tt_r_ != ncclInProgress)                                                 \
-      throw std::runtime_error(where(__FILE__, __LINE__) + #call + ": " + ncclGetErrorString(tt_r_) +  \
-                               (ncclGetLastError(nullptr) ? std::string(" (") + ncclGetLastError(nullptr) + ")" \
-                                                          : std::string()));                             \
+#define TT_NCCL(call)                                                                                         \
+  do {                                                                                                        \
+    const ncclResult_t tt_r_ = (call);                                                                        \
+    if (tt_r_ != ncclSuccess && tt_r_ != ncclInProgress)                                                      \
+      throw std::runtime_error(                                                                               \
+          where(__FILE__, __LINE__) + #call + ": " + ncclGetErrorString(tt_r_) +                              \
+          (ncclGetLastError(nullptr) ? std::string(" (") + ncclGetLastError(nullptr) + ")" : std::string())); \
   } while (0)
 
 std::string to_hex(const ncclUniqueId& id) {
@@ -69,8 +69,10 @@ class Communicator {
   ~Communicator() {
     if (stream_) cudaStreamDestroy(stream_);
     if (comm_) {
-      if (healthy_) ncclCommDestroy(comm_);
-      else ncclCommAbort(comm_);
+      if (healthy_)
+        ncclCommDestroy(comm_);
+      else
+        ncclCommAbort(comm_);
     }
   }
   Communicator(const Communicator&) = delete;
@@ -88,9 +90,12 @@ class Communicator {
       ncclResult_t async = ncclSuccess;
       ncclCommGetAsyncError(comm_, &async);
       std::string failure;
-      if (done != cudaErrorNotReady) failure = std::string("CUDA: ") + cudaGetErrorString(done);
-      else if (async != ncclSuccess && async != ncclInProgress) failure = std::string("NCCL: ") + ncclGetErrorString(async);
-      else if (std::chrono::steady_clock::now() > deadline) failure = "no completion in time (a peer is gone or hung)";
+      if (done != cudaErrorNotReady)
+        failure = std::string("CUDA: ") + cudaGetErrorString(done);
+      else if (async != ncclSuccess && async != ncclInProgress)
+        failure = std::string("NCCL: ") + ncclGetErrorString(async);
+      else if (std::chrono::steady_clock::now() > deadline)
+        failure = "no completion in time (a peer is gone or hung)";
       if (!failure.empty()) {
         abort();
         throw std::runtime_error(host_name() + ": " + what + " on device " + std::to_string(device_) + ": " + failure +

@@ -21,10 +21,10 @@ struct CommTestOptions {
 };
 
 struct CommTestPass {
-  double us = 0;          // mean time of one call, the slowest rank's
-  double algbw = 0;       // bytes / s: size / time
-  double busbw = 0;       // algbw x 2 (n - 1) / n, nccl-tests' all-reduce factor
-  std::int64_t wrong = 0; // elements differing from the exact sum, over all ranks
+  double us = 0;           // mean time of one call, the slowest rank's
+  double algbw = 0;        // bytes / s: size / time
+  double busbw = 0;        // algbw x 2 (n - 1) / n, nccl-tests' all-reduce factor
+  std::int64_t wrong = 0;  // elements differing from the exact sum, over all ranks
 };
 
 struct CommTestRow {

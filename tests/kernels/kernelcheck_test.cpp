@@ -28,8 +28,8 @@ TEST_CASE("the unrounded naive attention is the fp64 reference", "[unit][kernels
     attention_forward_reference(s, q.data(), k.data(), v.data(), o.data(), lse.data());
     attention_backward_reference(s, q.data(), k.data(), v.data(), o.data(), d_o.data(), dq.data(), dk.data(),
                                  dv.data());
-    const SliceResult r = naive_attention_slice(s.seq, s.head_dim, causal, q.data(), k.data(), v.data(), d_o.data(),
-                                                {}, nullptr);
+    const SliceResult r =
+        naive_attention_slice(s.seq, s.head_dim, causal, q.data(), k.data(), v.data(), d_o.data(), {}, nullptr);
     CHECK(max_abs_diff(r.o, o) < 1e-12);
     CHECK(max_abs_diff(r.lse, lse) < 1e-12);
     CHECK(max_abs_diff(r.dq, dq) < 1e-12);
