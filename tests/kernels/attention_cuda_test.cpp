@@ -60,7 +60,7 @@ TEST_CASE("CUDA flash attention passes the numerics gate on ragged shapes", "[gp
   for (const Precision p : {Precision::bf16, Precision::fp16})
     for (const int d : {64, 128, 256})
       for (const bool causal : {false, true})
-        for (const int seq : {1, 77, 200, 1000}) {
+        for (const int seq : {1, 77, 200, 600}) {
           const CheckCase c{{.batch = 2, .heads = 3, .seq = seq, .head_dim = d, .causal = causal}, p};
           const auto rows = run_check(CheckDevice::cuda, c, seed += 7, 1);
           REQUIRE(rows.size() == (d == 256 ? 1u : 2u));
