@@ -57,14 +57,24 @@ ncclUniqueId from_hex(const std::string& hex) {
   return id;
 }
 
-// A communicator that is aborted, not destroyed, when anything went wrong: ncclCommAbort returns even when a peer is
-// dead, where ncclCommDestroy would wait for it.
+// A non-blocking communicator (every NCCL call returns at once and is settled by polling, with a deadline) that is
+// aborted, not destroyed, when anything went wrong: ncclCommAbort returns even when a peer is dead, where
+// ncclCommDestroy, or a blocking ncclCommInitRank waiting for a peer that never comes, would wait for ever.
 class Communicator {
  public:
-  Communicator(const ncclUniqueId& id, int rank, int world, int device) : device_(device) {
-    TT_CUDA(cudaSetDevice(device));
-    TT_NCCL(ncclCommInitRank(&comm_, world, id, rank));
-    TT_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  Communicator(const ncclUniqueId& id, int rank, int world, int device, std::chrono::milliseconds timeout)
+      : device_(device) {
+    try {
+      TT_CUDA(cudaSetDevice(device));
+      ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+      config.blocking = 0;
+      TT_NCCL(ncclCommInitRankConfig(&comm_, world, id, rank, &config));
+      settle(timeout, "ncclCommInitRank");
+      TT_CUDA(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    } catch (...) {
+      abort();  // the destructor does not run for a constructor that throws
+      throw;
+    }
   }
   ~Communicator() {
     if (stream_) cudaStreamDestroy(stream_);
@@ -77,6 +87,27 @@ class Communicator {
   }
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;
+
+  // After each NCCL call: waits until the communicator is no longer ncclInProgress (the call has been carried out or
+  // enqueued); an error or the deadline aborts it and throws.
+  void settle(std::chrono::milliseconds timeout, const char* what) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      ncclResult_t state = ncclInProgress;
+      const ncclResult_t queried = ncclCommGetAsyncError(comm_, &state);
+      std::string failure;
+      if (queried != ncclSuccess)
+        failure = std::string("ncclCommGetAsyncError: ") + ncclGetErrorString(queried);
+      else if (state == ncclSuccess)
+        return;
+      else if (state != ncclInProgress)
+        failure = std::string("NCCL: ") + ncclGetErrorString(state);
+      else if (std::chrono::steady_clock::now() > deadline)
+        failure = "not done in time (a peer is gone or hung)";
+      if (!failure.empty()) fail(what, failure);
+      std::this_thread::sleep_for(std::chrono::microseconds(50));
+    }
+  }
 
   ncclComm_t comm() const { return comm_; }
   cudaStream_t stream() const { return stream_; }
@@ -96,11 +127,7 @@ class Communicator {
         failure = std::string("NCCL: ") + ncclGetErrorString(async);
       else if (std::chrono::steady_clock::now() > deadline)
         failure = "no completion in time (a peer is gone or hung)";
-      if (!failure.empty()) {
-        abort();
-        throw std::runtime_error(host_name() + ": " + what + " on device " + std::to_string(device_) + ": " + failure +
-                                 "; communicator aborted");
-      }
+      if (!failure.empty()) fail(what, failure);
       std::this_thread::sleep_for(std::chrono::microseconds(50));
     }
   }
@@ -108,6 +135,11 @@ class Communicator {
     if (comm_) ncclCommAbort(comm_);
     comm_ = nullptr;
     healthy_ = false;
+  }
+  [[noreturn]] void fail(const char* what, const std::string& failure) {
+    abort();
+    throw std::runtime_error(host_name() + ": " + what + " on device " + std::to_string(device_) + ": " + failure +
+                             "; communicator aborted");
   }
 
  private:
@@ -120,7 +152,7 @@ class Communicator {
 class NcclAllReduce : public GradientAllReduce {
  public:
   NcclAllReduce(const ncclUniqueId& id, int rank, int world, int device, std::chrono::milliseconds timeout)
-      : comm_(id, rank, world, device), timeout_(timeout) {}
+      : comm_(id, rank, world, device, timeout), timeout_(timeout) {}
   ~NcclAllReduce() override {
     if (buffer_) cudaFree(buffer_);
   }
@@ -135,6 +167,7 @@ class NcclAllReduce : public GradientAllReduce {
       }
       TT_CUDA(cudaMemcpyAsync(buffer_, data, n * sizeof(float), cudaMemcpyHostToDevice, comm_.stream()));
       TT_NCCL(ncclAllReduce(buffer_, buffer_, n, ncclFloat, ncclSum, comm_.comm(), comm_.stream()));
+      comm_.settle(timeout_, "ncclAllReduce");
       TT_CUDA(cudaMemcpyAsync(data, buffer_, n * sizeof(float), cudaMemcpyDeviceToHost, comm_.stream()));
       comm_.wait(timeout_, "NCCL all-reduce");
     } catch (...) {
@@ -151,7 +184,7 @@ class NcclAllReduce : public GradientAllReduce {
 };
 
 CommTestRankResult nccl_rank(const CommTestOptions& o, const ncclUniqueId& id, int rank) {
-  Communicator comm(id, rank, o.ranks, rank);
+  Communicator comm(id, rank, o.ranks, rank, o.timeout);
   CommTestRankResult out;
   try {
     cudaEvent_t start = nullptr, stop = nullptr;
@@ -174,14 +207,15 @@ CommTestRankResult nccl_rank(const CommTestOptions& o, const ncclUniqueId& id, i
             TT_CUDA(cudaMemcpyAsync(d_send, send.data(), count * sizeof(float), cudaMemcpyHostToDevice, comm.stream()));
         };
         refill();
-        TT_NCCL(ncclAllReduce(d_send, target, count, ncclFloat, ncclSum, comm.comm(),
-                              comm.stream()));  // warm-up
+        TT_NCCL(ncclAllReduce(d_send, target, count, ncclFloat, ncclSum, comm.comm(), comm.stream()));  // warm-up
+        comm.settle(o.timeout, "ncclAllReduce");
         comm.wait(o.timeout, "NCCL all-reduce (warm-up)");
         float total_ms = 0;
         for (int it = 0; it < iters; ++it) {
           refill();
           TT_CUDA(cudaEventRecord(start, comm.stream()));
           TT_NCCL(ncclAllReduce(d_send, target, count, ncclFloat, ncclSum, comm.comm(), comm.stream()));
+          comm.settle(o.timeout, "ncclAllReduce");  // enqueued before the stop event is
           TT_CUDA(cudaEventRecord(stop, comm.stream()));
           comm.wait(o.timeout, "NCCL all-reduce");
           float ms = 0;
