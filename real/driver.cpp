@@ -18,6 +18,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "real/checkpoint.hpp"
@@ -366,10 +367,10 @@ class Loop {
     stall(a, cause);
   }
 
-  void stall(Attempt& a, const std::string& cause) {
+  void stall(Attempt& a, const std::string& cause, const std::string& kind = "") {
     if (a.reported) return;
     a.reported = true;
-    feed(JobStalled{a.job, a.attempt, a.progress, cause});
+    feed(JobStalled{a.job, a.attempt, a.progress, cause, kind});
   }
 
   void watchdog() {
@@ -385,7 +386,8 @@ class Loop {
         const std::string cause = "rank " + std::to_string(r.rank) + " on " + node_name(r.node) +
                                   " sent no heartbeat for " + fmt(t - r.last_heard) + " s real (hung)";
         log(who(a, r) + ": " + cause);
-        stall(a, cause);
+        // A hang this driver injected is reported as one (as the simulator does); any other silence has no known kind.
+        stall(a, cause, hung_nodes_.count(r.node) ? "hang" : "");
         break;
       }
     }
@@ -405,7 +407,7 @@ class Loop {
             }
           if (hit) a->reported = true;  // NodeDown stalls the job
         }
-        feed(NodeDown{f.target, "node_crash fault (SIGKILL of its workers)"});
+        feed(NodeDown{f.target, "node_crash"});  // the fault kind, as the simulator reports it
         break;
       }
       case FaultAction::Repair:
@@ -417,6 +419,7 @@ class Loop {
         for (auto& a : attempts_)
           for (auto& r : a->ranks)
             if (r.node == f.target && !r.exited) send_signal(r.pid, SIGSTOP, who(*a, r));
+        hung_nodes_.insert(f.target);
         break;
       case FaultAction::LinkDown:
         log("fault: link " + f.name + " down (reported; the loopback network is unchanged)");
@@ -610,6 +613,7 @@ class Loop {
   std::vector<Scheduled> faults_;
   std::size_t next_fault_ = 0;
   std::vector<double> gpu_speed_;  // 1 but for a straggling GPU
+  std::set<int> hung_nodes_;       // nodes whose workers this driver stopped (a hang fault)
   std::vector<std::unique_ptr<Attempt>> attempts_;
   std::unique_ptr<MetricsServer> metrics_;
 };
