@@ -1,6 +1,8 @@
 #include "real/checkpoint.hpp"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -208,6 +210,20 @@ void remove_dir(const fs::path& dir) {
 void remove_checkpoints_after(const fs::path& job_dir, std::int64_t iteration) {
   for (std::int64_t n : list_checkpoints(job_dir))
     if (n > iteration) remove_dir(checkpoint_path(job_dir, n));
+}
+
+void flip_byte_in_middle(const fs::path& file) {
+  Fd fd(::open(file.c_str(), O_RDWR | O_CLOEXEC));
+  if (!fd) throw_errno("open " + file.string() + " to corrupt it");
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw_errno("stat " + file.string());
+  if (st.st_size == 0) throw CheckpointError(file.string() + " is empty: no byte to corrupt");
+  const off_t at = st.st_size / 2;
+  unsigned char byte = 0;
+  if (::pread(fd.get(), &byte, 1, at) != 1) throw_errno("read " + file.string());
+  byte = static_cast<unsigned char>(~byte);
+  if (::pwrite(fd.get(), &byte, 1, at) != 1) throw_errno("write " + file.string());
+  if (::fsync(fd.get()) != 0) throw_errno("fsync " + file.string());
 }
 
 void prune_checkpoints(const fs::path& job_dir, int world, int keep) {

@@ -51,6 +51,10 @@ RestorePoint choose_restore(const std::filesystem::path& job_dir, int world, std
 
 // Removes checkpoint directories after `iteration`: leftovers of an attempt that was killed, or refused ones.
 void remove_checkpoints_after(const std::filesystem::path& job_dir, std::int64_t iteration);
+// Fault injection (a corrupted checkpoint drill): flips every bit of the byte in the middle of `file`, in place, as
+// silent corruption on storage would; the file keeps its size. Throws SysError; CheckpointError for an empty file.
+void flip_byte_in_middle(const std::filesystem::path& file);
+
 // Keeps the `keep` newest complete checkpoints and removes older directories.
 void prune_checkpoints(const std::filesystem::path& job_dir, int world, int keep);
 

@@ -18,6 +18,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include "real/checkpoint.hpp"
@@ -48,6 +49,8 @@ struct Rank {
   double last_heard = 0;  // real seconds since start
   bool done = false;
   bool exited = false;
+  bool hello = false;   // it has said Hello: its speed signal handler is installed
+  double speed = 1.0;   // the device speed the worker was last told (a straggler's is below 1)
   fs::path log;
 };
 
@@ -68,13 +71,14 @@ struct Attempt {
   }
 };
 
-enum class FaultAction { Crash, Repair, Hang, LinkDown, LinkUp };
+enum class FaultAction { Crash, Repair, Hang, LinkDown, LinkUp, Slow, Unslow, CorruptCheckpoint };
 
 struct Scheduled {
   Seconds at;
   FaultAction action;
-  int target;  // node or link index
+  int target;  // node, link, GPU or job index
   std::string name;
+  double fraction = 1.0;  // Slow: the speed left to the GPU
 };
 
 std::string fmt(double v, const char* f = "%.3g") {
@@ -109,14 +113,29 @@ class Loop {
         case FaultKind::Hang:
           faults_.push_back({f.at, FaultAction::Hang, sc.topology.find_node(f.target), f.target});
           break;
-        default:  // the simulator runs every kind; real processes on one machine can fake only these three
+        case FaultKind::Straggler: {
+          const int v = sc.topology.find_vertex(f.target);
+          const auto& g = sc.topology.graph()[v];
+          const int gpu = g.node * gpn_ + g.local;
+          faults_.push_back({f.at, FaultAction::Slow, gpu, f.target, f.fraction});
+          faults_.push_back({f.at + f.repair, FaultAction::Unslow, gpu, f.target});
+          break;
+        }
+        case FaultKind::CheckpointCorrupt:
+          for (std::size_t j = 0; j < sc.jobs.size(); ++j)
+            if (sc.jobs[j].name == f.target)
+              faults_.push_back({f.at, FaultAction::CorruptCheckpoint, static_cast<int>(j), f.target});
+          break;
+        default:  // the simulator runs every kind; real processes on one machine can fake only these
           throw InputError(sc.source_file, "/faults/" + std::to_string(i) + "/kind",
-                           std::string("a fault kind the real driver can inject (node_crash, link_down, hang), found ") +
+                           std::string("a fault kind the real driver can inject (node_crash, link_down, hang, "
+                                       "straggler, checkpoint_corrupt), found ") +
                                to_string(f.kind));
       }
     }
     std::stable_sort(faults_.begin(), faults_.end(),
                      [](const Scheduled& a, const Scheduled& b) { return a.at < b.at; });
+    gpu_speed_.assign(static_cast<std::size_t>(sc.topology.total_gpus()), 1.0);
     timer_ = Fd(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
     if (!timer_) throw_errno("timerfd_create CLOCK_MONOTONIC");
     make_private_dirs(opt.run_dir);
@@ -291,6 +310,8 @@ class Loop {
     switch (m.kind) {
       case MsgKind::Hello:
         log(who(a, r) + " ready (resumes after iteration " + std::to_string(m.iteration) + ")");
+        r.hello = true;
+        tell_speed(a, r);
         break;
       case MsgKind::Heartbeat:
         break;
@@ -347,10 +368,10 @@ class Loop {
     stall(a, cause);
   }
 
-  void stall(Attempt& a, const std::string& cause) {
+  void stall(Attempt& a, const std::string& cause, const std::string& kind = "") {
     if (a.reported) return;
     a.reported = true;
-    feed(JobStalled{a.job, a.attempt, a.progress, cause});
+    feed(JobStalled{a.job, a.attempt, a.progress, cause, kind});
   }
 
   void watchdog() {
@@ -366,7 +387,8 @@ class Loop {
         const std::string cause = "rank " + std::to_string(r.rank) + " on " + node_name(r.node) +
                                   " sent no heartbeat for " + fmt(t - r.last_heard) + " s real (hung)";
         log(who(a, r) + ": " + cause);
-        stall(a, cause);
+        // A hang this driver injected is reported as one (as the simulator does); any other silence has no known kind.
+        stall(a, cause, hung_nodes_.count(r.node) ? "hang" : "");
         break;
       }
     }
@@ -386,7 +408,7 @@ class Loop {
             }
           if (hit) a->reported = true;  // NodeDown stalls the job
         }
-        feed(NodeDown{f.target, "node_crash fault (SIGKILL of its workers)"});
+        feed(NodeDown{f.target, "node_crash"});  // the fault kind, as the simulator reports it
         break;
       }
       case FaultAction::Repair:
@@ -398,6 +420,7 @@ class Loop {
         for (auto& a : attempts_)
           for (auto& r : a->ranks)
             if (r.node == f.target && !r.exited) send_signal(r.pid, SIGSTOP, who(*a, r));
+        hung_nodes_.insert(f.target);
         break;
       case FaultAction::LinkDown:
         log("fault: link " + f.name + " down (reported; the loopback network is unchanged)");
@@ -407,7 +430,44 @@ class Loop {
         log("fault: link " + f.name + " repaired");
         feed(LinkUp{f.target});
         break;
+      case FaultAction::Slow:
+      case FaultAction::Unslow:
+        gpu_speed_[f.target] = f.action == FaultAction::Slow ? f.fraction : 1.0;
+        log("fault: GPU " + f.name + (f.action == FaultAction::Slow ? " straggles at " + fmt(f.fraction) + " of its speed"
+                                                                     : " back to full speed"));
+        for (auto& a : attempts_)
+          for (auto& r : a->ranks)
+            if (r.gpu == f.target) tell_speed(*a, r);
+        break;
+      case FaultAction::CorruptCheckpoint:
+        corrupt_newest_checkpoint(f.target);
+        feed(CheckpointCorrupted{f.target});
+        break;
     }
+  }
+
+  // A straggler: the worker stretches each iteration to its duration over the speed left (real/worker.hpp). A worker
+  // learns its speed at launch and, when it changes, from a queued real-time signal, once its handler is installed.
+  void tell_speed(Attempt& a, Rank& r) {
+    const double speed = gpu_speed_[r.gpu];
+    if (!r.hello || r.exited || a.killed || speed == r.speed) return;
+    send_speed(r.pid, speed, who(a, r));
+    r.speed = speed;
+  }
+
+  // Silent corruption on storage: one byte flipped in the middle of rank 0's state file of the newest checkpoint the
+  // Controller counts. Its checksum in the manifest no longer matches, so a restore refuses it.
+  void corrupt_newest_checkpoint(int job) {
+    const std::int64_t iteration = ctl_.record().jobs[job].last_checkpoint;
+    const fs::path dir = opt_.run_dir / job_dir_name(sc_, job);
+    if (iteration <= 0 || !checkpoint_complete(dir, iteration, sc_.jobs[job].gpus)) {
+      log("fault: " + sc_.jobs[job].name + " has no completed checkpoint to corrupt");
+      return;
+    }
+    const fs::path file = checkpoint_path(dir, iteration) / state_file_name(0);
+    flip_byte_in_middle(file);
+    log("fault: flipped one byte in the middle of " + file.string() + " (checkpoint after iteration " +
+        std::to_string(iteration) + " of " + sc_.jobs[job].name + ")");
   }
 
   // --- actions ----------------------------------------------------------------------------------------------------
@@ -452,6 +512,7 @@ class Loop {
     c.compute = opt_.compute;
     c.startup_seconds = to_real(l.startup);
     c.pace_seconds = to_real(l.plan.predicted_iteration);
+    c.speed = 1.0;
     c.heartbeat_seconds = opt_.heartbeat_interval;
     c.provider = opt_.provider;
     log("launch " + spec.name + " attempt " + std::to_string(l.attempt) + " on " + std::to_string(a->world) +
@@ -470,6 +531,7 @@ class Loop {
       r.gpu = l.gpus[rank];
       r.node = r.gpu / gpn_;
       r.log = attempt_dir / ("rank-" + std::to_string(rank) + ".log");
+      c.speed = r.speed = gpu_speed_[r.gpu];
       std::vector<std::string> argv = opt_.worker_command;
       for (auto& arg : worker_arguments(c)) argv.push_back(std::move(arg));
       Process p = spawn_process(argv, r.log);
@@ -554,6 +616,8 @@ class Loop {
   Fd timer_;
   std::vector<Scheduled> faults_;
   std::size_t next_fault_ = 0;
+  std::vector<double> gpu_speed_;  // 1 but for a straggling GPU
+  std::set<int> hung_nodes_;       // nodes whose workers this driver stopped (a hang fault)
   std::vector<std::unique_ptr<Attempt>> attempts_;
   std::unique_ptr<MetricsServer> metrics_;
 };

@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "real/protocol.hpp"
+
 namespace tt::real {
 namespace {
 
@@ -93,6 +95,15 @@ int reap(pid_t pid, const std::string& what) {
 void send_signal(pid_t pid, int sig, const std::string& what) {
   if (::kill(pid, sig) != 0 && errno != ESRCH)
     throw_errno("kill -" + std::to_string(sig) + " " + what + " (pid " + std::to_string(pid) + ")");
+}
+
+int speed_signal() { return SIGRTMIN + 1; }
+
+void send_speed(pid_t pid, double speed, const std::string& what) {
+  union sigval v;
+  v.sival_int = speed_to_signal_value(speed);
+  if (::sigqueue(pid, speed_signal(), v) != 0 && errno != ESRCH)
+    throw_errno("sigqueue speed " + std::to_string(speed) + " to " + what + " (pid " + std::to_string(pid) + ")");
 }
 
 int kill_and_reap(pid_t pid, const std::string& what) {

@@ -29,6 +29,9 @@ int kill_and_reap(pid_t pid, const std::string& what);
 // kill(2) with a check; ESRCH (already gone, not yet reaped) is not an error.
 void send_signal(pid_t pid, int sig, const std::string& what);
 
+// sigqueue(3) of speed_signal() carrying `speed` (real/protocol.hpp); ESRCH is not an error.
+void send_speed(pid_t pid, double speed, const std::string& what);
+
 // "exited with code 1", "killed by signal 9 (Killed)".
 std::string describe_wait_status(int status);
 

@@ -30,4 +30,11 @@ struct WireMsg {
 };
 static_assert(sizeof(WireMsg) == 32, "WireMsg is a fixed 32-byte wire format");
 
+// The other way, driver -> worker, there is one message: "your device now runs at this share of its speed" (a
+// straggler), a queued real-time signal whose value is the share in millionths. A worker installs its handler before
+// it says Hello; the driver signals only workers that have.
+int speed_signal();  // SIGRTMIN + 1
+inline int speed_to_signal_value(double speed) { return static_cast<int>(speed * 1e6 + 0.5); }
+inline double speed_from_signal_value(int value) { return value / 1e6; }
+
 }  // namespace tt::real

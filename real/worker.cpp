@@ -1,5 +1,9 @@
 #include "real/worker.hpp"
 
+#include <signal.h>
+
+#include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <condition_variable>
 #include <cstdio>
@@ -90,6 +94,7 @@ const std::map<std::string, Flag>& flags() {
       {"--compute", field(&WorkerConfig::compute)},
       {"--startup", field(&WorkerConfig::startup_seconds)},
       {"--pace", field(&WorkerConfig::pace_seconds)},
+      {"--speed", field(&WorkerConfig::speed)},
       {"--heartbeat", field(&WorkerConfig::heartbeat_seconds)},
       {"--gloo-timeout", field(&WorkerConfig::gloo_timeout_seconds)},
       {"--provider", field(&WorkerConfig::provider)},
@@ -141,6 +146,26 @@ class HeartbeatThread {
   std::jthread thread_;  // last: joined before mu_ and cv_ go
 };
 
+// The device's speed share in millionths, set by the driver's speed signal. A lock-free atomic: safe in a handler.
+std::atomic<int> g_speed_millionths{1000000};
+static_assert(std::atomic<int>::is_always_lock_free);
+
+void on_speed_signal(int, siginfo_t* info, void*) {
+  if (info->si_code == SI_QUEUE && info->si_value.sival_int > 0)
+    g_speed_millionths.store(info->si_value.sival_int, std::memory_order_relaxed);
+}
+
+void install_speed_handler(double initial) {
+  g_speed_millionths.store(speed_to_signal_value(initial), std::memory_order_relaxed);
+  struct sigaction sa {};
+  sa.sa_sigaction = on_speed_signal;
+  sa.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&sa.sa_mask);
+  if (::sigaction(speed_signal(), &sa, nullptr) != 0) throw_errno("sigaction speed signal");
+}
+
+double current_speed() { return speed_from_signal_value(g_speed_millionths.load(std::memory_order_relaxed)); }
+
 TrainState load_state(const WorkerConfig& c) {
   if (c.start_iteration <= 0) return initial_state(c.seed, c.rank, c.world, c.workload);
   TrainState s = decode_state(read_rank_state(c.job_dir, c.start_iteration, c.rank, c.world));
@@ -176,7 +201,8 @@ WorkerConfig parse_worker_arguments(const std::vector<std::string>& args) {
   for (const auto& [name, flag] : flags())
     if (!seen.count(name)) throw std::invalid_argument("worker: " + name + " is required");
   if (c.world < 1 || c.rank < 0 || c.rank >= c.world || c.iterations < 1 || c.start_iteration < 0 ||
-      c.start_iteration > c.iterations || c.checkpoint_every < 0 || c.workload.params < 1)
+      c.start_iteration > c.iterations || c.checkpoint_every < 0 || c.workload.params < 1 || !(c.speed > 0) ||
+      c.speed > 1)
     throw std::invalid_argument("worker: inconsistent rank, world, iterations or workload");
   return c;
 }
@@ -185,6 +211,7 @@ int run_worker(const WorkerConfig& c) {
   const double started = monotonic_seconds();
   const Reporter rep(c.report_fd, c.rank);
   try {
+    install_speed_handler(c.speed);  // before Hello: the driver signals only workers that said it
     HeartbeatThread heartbeat(rep, c.heartbeat_seconds);
     TrainState state = load_state(c);
     auto compute = make_compute_step(c.compute, c.workload);
@@ -200,7 +227,7 @@ int run_worker(const WorkerConfig& c) {
       compute->gradients(state, grad);
       comm->sum(grad.data(), grad.size());
       apply_update(state, grad);
-      sleep_until(t0 + c.pace_seconds);
+      sleep_until(t0 + std::max(c.pace_seconds, monotonic_seconds() - t0) / current_speed());
       if (c.rank == 0) rep.send(MsgKind::Progress, state.iteration, monotonic_seconds() - t0);
       const bool cadence = c.checkpoint_every > 0 && state.iteration % c.checkpoint_every == 0;
       if (cadence || state.iteration == c.iterations) {

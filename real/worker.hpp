@@ -29,6 +29,8 @@ struct WorkerConfig {
   std::string compute = "synthetic";
   double startup_seconds = 0;  // real seconds from process start to the first iteration (at least)
   double pace_seconds = 0;     // real seconds an iteration takes at least
+  double speed = 1.0;          // share of its speed the device has; an iteration takes max(pace, work) / speed. The
+                               // driver changes it while the worker runs with speed_signal() (real/protocol.hpp)
   double heartbeat_seconds = 0.05;
   double gloo_timeout_seconds = 300;
   std::string provider = "gloo";  // the collective library: gloo or nccl (real/nccl_provider.hpp)

@@ -28,6 +28,7 @@ struct Target {
   std::vector<int> gpus;    // global GPU indices (node_crash, gpu_failure, straggler, hang)
   std::vector<int> cables;  // cables turned off (or slowed, for storage_slow)
   int node = -1;
+  int job = -1;  // checkpoint_corrupt
 };
 
 std::vector<int> cables_of(const Topology& t, VertexId v, bool nic_only = false) {
@@ -79,6 +80,8 @@ Target resolve(const Platform& p, const FaultSpec& f, std::size_t i) {
       tg.cables = cables_of(t, v);
       break;
     }
+    case FaultKind::CheckpointCorrupt:  // a job, resolved by start_faults(), which knows the scenario
+      break;
   }
   return tg;
 }
@@ -125,6 +128,9 @@ class Injector {
           for (bool forward : {true, false})
             p.link(cable, forward)->set_bandwidth(topo.link(cable).bandwidth.value * (c.down ? f.fraction : 1.0));
         break;
+      case FaultKind::CheckpointCorrupt:
+        w_.post(Event(CheckpointCorrupted{tg.job}));
+        break;
       case FaultKind::Hang:
       case FaultKind::Deadlock: {
         std::vector<sg4::Host*> hosts;
@@ -154,6 +160,7 @@ class Injector {
       case FaultKind::SwitchDown: what = "switch " + f.target + " went down"; break;
       case FaultKind::Hang: what = "node " + f.target + " hung"; break;
       case FaultKind::Deadlock: what = "job deadlocked on node " + f.target; break;
+      case FaultKind::CheckpointCorrupt: what = "newest checkpoint of " + f.target + " corrupted"; break;
       default: what = std::string(to_string(f.kind)) + " of " + f.target; break;
     }
     return f.cause.empty() ? what : what + " (" + f.cause + ")";
@@ -168,6 +175,13 @@ void start_faults(World& w) {
   std::vector<Change> changes;
   for (std::size_t i = 0; i < faults.size(); ++i) {
     targets.push_back(resolve(w.platform, faults[i], i));
+    if (faults[i].kind == FaultKind::CheckpointCorrupt) {
+      for (std::size_t j = 0; j < w.scenario.jobs.size(); ++j)
+        if (w.scenario.jobs[j].name == faults[i].target) targets.back().job = static_cast<int>(j);
+      if (targets.back().job < 0)
+        throw std::invalid_argument("fault " + std::to_string(i) + " (checkpoint_corrupt): no job named \"" +
+                                    faults[i].target + "\"");
+    }
     changes.push_back({faults[i].at.value, 2 * i, i, true});
     if (!without_repair(faults[i].kind)) changes.push_back({(faults[i].at + faults[i].repair).value, 2 * i + 1, i, false});
   }

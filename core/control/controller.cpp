@@ -32,6 +32,7 @@ struct JobRuntime {
   std::vector<int> gpus;
   std::int64_t done = 0;
   std::int64_t checkpoint = 0;
+  std::vector<std::int64_t> retained;  // completed checkpoints still on storage, oldest first (retention applied)
   Seconds enqueued;
   Seconds fault_time;
   std::string fault_cause;
@@ -315,7 +316,45 @@ struct Controller::Impl {
     jr.checkpoint_write_times.push_back(e.duration);
     const int keep = sc.jobs[e.job].checkpoint_keep;
     jr.checkpoints_retained = keep > 0 ? std::min(keep, jr.checkpoints) : jr.checkpoints;
+    auto& retained = jobs[e.job].retained;
+    retained.push_back(e.iteration);
+    if (keep > 0 && static_cast<int>(retained.size()) > keep) retained.erase(retained.begin());
     sched.checkpointed(e.job, now);
+  }
+
+  // The newest retained checkpoint is lost: the next restore falls back to the one before (or to the start). A job
+  // already waiting to restart from it loses the difference too, charged to the failure it waits on.
+  void on(const CheckpointCorrupted& e, Seconds now, std::vector<Action>&) {
+    JobRuntime& rt = jobs[e.job];
+    JobRecord& jr = rec.jobs[e.job];
+    const JobSpec& spec = sc.jobs[e.job];
+    if (rt.retained.empty() || rt.state == JobState::Completed || rt.state == JobState::Abandoned) {
+      decide(now, "checkpoint_corrupt", spec.name, {}, "no retained checkpoint to damage; nothing changes");
+      return;
+    }
+    const std::int64_t bad = rt.retained.back();
+    rt.retained.pop_back();
+    const std::int64_t good = rt.retained.empty() ? 0 : rt.retained.back();
+    rt.checkpoint = good;
+    jr.last_checkpoint = good;
+    jr.checkpoints_retained = static_cast<int>(rt.retained.size());
+    decide(now, "checkpoint_corrupt", spec.name, {},
+           "the checkpoint after iteration " + std::to_string(bad) + " fails its checksum; a restore resumes " +
+               (good > 0 ? "from iteration " + std::to_string(good) : std::string("from the start (none older kept)")));
+    if (rt.state != JobState::Pending) return;
+    if (rt.open_failure >= 0) {
+      FailureRecord& f = jr.failures[rt.open_failure];
+      const double before = f.lost_gpu_hours;
+      f.lost_iterations = std::max<std::int64_t>(0, rt.done_at_fault - good);
+      const LostWork lost = lost_work(f.lost_iterations, jr.measured_iteration, f.detect_time - f.fault_time,
+                                      sc.recovery.restart_overhead);
+      f.lost_progress = lost.progress;
+      f.lost_gpu_hours = lost.gpu_hours(spec.gpus);
+      jr.lost_gpu_hours += f.lost_gpu_hours - before;
+    }
+    rt.done = good;
+    jr.iterations_done = good;
+    sched.set_remaining(e.job, remaining_runtime(e.job, good));
   }
 
   void on(const JobCompleted& e, Seconds now, std::vector<Action>&) {

@@ -61,9 +61,12 @@ struct LinkDown {
 struct LinkUp {
   int link;
 };
+struct CheckpointCorrupted {  // the job's newest completed checkpoint was damaged on storage (ground truth): a restore
+  int job;                    // will refuse it on its checksum and use the one before
+};
 
 using Event = std::variant<Timer, JobProgress, CheckpointDone, JobCompleted, JobStalled, JobResumed, NodeDown, NodeUp,
-                           LinkDown, LinkUp>;
+                           LinkDown, LinkUp, CheckpointCorrupted>;
 
 // --- actions: controller -> driver ----------------------------------------------------------------------------
 struct Launch {

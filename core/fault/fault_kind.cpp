@@ -6,7 +6,8 @@ namespace {
 
 constexpr FaultKind kKinds[] = {FaultKind::NodeCrash, FaultKind::GpuFailure, FaultKind::NicDown,
                                 FaultKind::LinkDown,  FaultKind::SwitchDown, FaultKind::Straggler,
-                                FaultKind::StorageSlow, FaultKind::Hang,       FaultKind::Deadlock};
+                                FaultKind::StorageSlow, FaultKind::Hang,       FaultKind::Deadlock,
+                                FaultKind::CheckpointCorrupt};
 
 bool has_nic(const Topology& t, VertexId v) {
   for (auto [e, end] = boost::out_edges(v, t.graph()); e != end; ++e)
@@ -23,6 +24,7 @@ const char* to_string(Component c) {
     case Component::Link: return "link";
     case Component::Switch: return "switch";
     case Component::Storage: return "storage";
+    case Component::Job: return "job";
   }
   return "?";
 }
@@ -38,6 +40,7 @@ Component component_of(FaultKind kind) {
     case FaultKind::LinkDown: return Component::Link;
     case FaultKind::SwitchDown: return Component::Switch;
     case FaultKind::StorageSlow: return Component::Storage;
+    case FaultKind::CheckpointCorrupt: return Component::Job;
   }
   return Component::Node;
 }
@@ -70,7 +73,8 @@ Detector detector_for(FaultKind kind) {
     case FaultKind::SwitchDown: return Detector::Communication;
     case FaultKind::Deadlock: return Detector::Watchdog;
     case FaultKind::Straggler:
-    case FaultKind::StorageSlow: return Detector::None;
+    case FaultKind::StorageSlow:
+    case FaultKind::CheckpointCorrupt: return Detector::None;
   }
   return Detector::None;
 }
@@ -102,6 +106,8 @@ std::vector<std::string> fault_candidates(FaultKind kind, const Topology& t) {
       break;
     case Component::Storage:
       if (t.has_storage()) out.push_back(g[t.storage()].name);
+      break;
+    case Component::Job:  // jobs are the scenario's, not the topology's
       break;
   }
   return out;

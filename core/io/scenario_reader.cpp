@@ -371,7 +371,7 @@ std::vector<JobSpec> read_jobs(JsonObject& root, const std::vector<QueueSpec>& q
 
 struct FaultSource {
   std::string pointer;
-  std::string target_key;  // "node", "gpu", "link", "switch" or "storage"
+  std::string target_key;  // "node", "gpu", "link", "switch", "storage" or "job"
 };
 
 FaultKind read_fault_kind(JsonObject& o) {
@@ -398,13 +398,13 @@ double read_fraction(JsonObject& o, FaultKind kind) {
   return f;
 }
 
-const std::vector<std::string> kTargetKeys = {"node", "gpu", "link", "switch", "storage"};
+const std::vector<std::string> kTargetKeys = {"node", "gpu", "link", "switch", "storage", "job"};
 
 std::vector<FaultSpec> read_faults(JsonObject& root, std::vector<FaultSource>& sources) {
   std::vector<FaultSpec> faults;
   if (!present(root, "faults")) return faults;
   for (const auto& [v, ptr] : root.array("faults", /*allow_empty=*/true)) {
-    auto o = open(*v, root.file(), ptr, {"kind", "at", "node", "gpu", "link", "switch", "storage", "repair", "fraction"});
+    auto o = open(*v, root.file(), ptr, {"kind", "at", "node", "gpu", "link", "switch", "storage", "job", "repair", "fraction"});
     FaultSpec f;
     f.kind = read_fault_kind(o);
     const std::string kind = to_string(f.kind);
@@ -419,7 +419,11 @@ std::vector<FaultSpec> read_faults(JsonObject& root, std::vector<FaultSource>& s
       f.target = o.str(key);
     if (without_repair(f.kind)) {
       if (present(o, "repair"))
-        o.fail("repair", "no \"repair\" in a " + kind + " fault (it ends when its job is killed; the node stays up)");
+        o.fail("repair", "no \"repair\" in a " + kind + " fault (" +
+                             (f.kind == FaultKind::CheckpointCorrupt
+                                  ? std::string("the corrupt checkpoint stays corrupt; a restore skips it")
+                                  : std::string("it ends when its job is killed; the node stays up")) +
+                             ")");
     } else {
       f.repair = positive_seconds(o, "repair");
     }
@@ -482,6 +486,9 @@ StochasticFaults read_stochastic(JsonObject& root) {
       auto f = open(*v, o.file(), ptr, {"kind", "mtbf", "repair", "fraction", "cause"});
       FaultRate r;
       r.kind = read_fault_kind(f);
+      if (scripted_only(r.kind))
+        f.fail("kind", std::string("a fault kind with a rate per cluster component; ") + to_string(r.kind) +
+                           " is scripted only (list it under /faults with the job it strikes)");
       r.mtbf = positive_seconds(f, "mtbf");
       if (without_repair(r.kind)) {
         if (present(f, "repair")) f.fail("repair", "no \"repair\" for hangs and deadlocks (the node stays up)");
@@ -805,6 +812,13 @@ void check_against_topology(JsonObject& root, const Scenario& s, const std::vect
     const auto& f = s.faults[i];
     const auto& src = fault_sources[i];
     std::vector<std::string> names = fault_candidates(f.kind, t);
+    if (f.kind == FaultKind::CheckpointCorrupt) {
+      for (const auto& j : s.jobs) names.push_back(j.name);
+      if (std::find(names.begin(), names.end(), f.target) != names.end()) continue;
+      throw InputError(root.file(), src.pointer + "/job",
+                       "the name of a job of the scenario (" + list_names(names) + "); " + in_quotes(f.target) +
+                           " is not one" + suggestion(f.target, names));
+    }
     if (f.kind == FaultKind::StorageSlow && names.empty())
       throw InputError(root.file(), src.pointer + "/kind", "a topology with a storage target for a storage_slow fault");
     if (f.kind == FaultKind::StorageSlow && f.target.empty()) continue;

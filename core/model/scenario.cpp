@@ -22,6 +22,8 @@ const char* to_string(FaultKind k) {
       return "hang";
     case FaultKind::Deadlock:
       return "deadlock";
+    case FaultKind::CheckpointCorrupt:
+      return "checkpoint_corrupt";
   }
   return "?";
 }

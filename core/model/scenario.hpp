@@ -94,14 +94,19 @@ struct JobSpec {
 // LinkDown is a link flap: a cable down for `repair` ("link_flap" in files is the same kind).
 // Hang: the jobs' processes on the node freeze (no progress, no heartbeats: the heartbeat notices; the real driver
 // SIGSTOPs them). Deadlock: they stay alive and heartbeat but stop progressing (a deadlocked collective): the training
-// watchdog notices. Neither has a repair: the node stays in service.
-enum class FaultKind { NodeCrash, LinkDown, GpuFailure, NicDown, SwitchDown, Straggler, StorageSlow, Hang, Deadlock };
+// watchdog notices. Neither has a repair: the node stays in service. CheckpointCorrupt: bytes of a job's newest completed
+// checkpoint are flipped (silent storage corruption); a restore refuses it on its checksum and falls back to the one
+// before, so more work is lost. It has no repair either.
+enum class FaultKind {
+  NodeCrash, LinkDown, GpuFailure, NicDown, SwitchDown, Straggler, StorageSlow, Hang, Deadlock, CheckpointCorrupt
+};
 const char* to_string(FaultKind k);
 
 struct FaultSpec {
   FaultKind kind = FaultKind::NodeCrash;
   Seconds at;
-  std::string target;     // node (node_crash, hang), link, GPU (gpu_failure, nic_down, straggler), switch, "storage"
+  std::string target;     // node (node_crash, hang), link, GPU (gpu_failure, nic_down, straggler), switch, "storage",
+                          // job (checkpoint_corrupt)
   Seconds repair;         // down (or slow) for this long, then back in service; zero for a hang
   double fraction = 1.0;  // straggler: speed left to the GPU; storage_slow: bandwidth left to storage
   std::string cause;      // the catalogue cause of a stochastic fault ("GPU HBM3 memory"); empty when scripted

@@ -65,6 +65,17 @@ TEST_CASE("e2e: real-quickstart takes the same decisions in simulation and for r
                                           "complete eval-8b a1", "complete finetune-8b a0"});
   // The hang was caught by the heartbeat watchdog for real, by the fault itself in simulation.
   CHECK_THAT(real_report["jobs"][0]["failures"][0]["cause"].get<std::string>(), Catch::Contains("sent no heartbeat"));
+  // Either way the failures are filed under the same fault kinds, so lost GPU-hours by cause compare across drivers.
+  for (std::size_t j = 0; j < sim_report["jobs"].size(); ++j) {
+    std::vector<std::string> sim_kinds, real_kinds;
+    for (const auto& f : sim_report["jobs"][j]["failures"]) sim_kinds.push_back(f["kind"]);
+    for (const auto& f : real_report["jobs"][j]["failures"]) real_kinds.push_back(f["kind"]);
+    INFO("job " << j);
+    CHECK(real_kinds == sim_kinds);
+  }
+  std::vector<std::string> causes;
+  for (const auto& [cause, totals] : real_report["failures"]["lost_gpu_hours_by_cause"].items()) causes.push_back(cause);
+  CHECK(causes == std::vector<std::string>{"hang", "node_crash"});
 }
 
 TEST_CASE("e2e: traintwin real rejects devices that do not fit, with exit code 2", "[e2e][real]") {

@@ -253,3 +253,59 @@ TEST_CASE("a corrupted newest checkpoint is refused at restore and the job resum
                         Catch::Contains("resumes after iteration " + std::to_string(corrupted[0] - 10)));
   CHECK(final_state(r, 0, 50, 2) == final_state(clean, 0, 50, 2));
 }
+
+TEST_CASE("a checkpoint_corrupt fault in the scenario: the restart falls back one checkpoint and loses nothing",
+          "[real][e2e]") {
+  auto make = [](const std::string& name) {
+    json doc = scenario_doc(name);
+    doc["jobs"].push_back(job("resilient", 2, {{"dp", 2}}, 50, 10));
+    return doc;
+  };
+  RealRun clean = run_real(make("clean"), "scenario-corrupt-clean", 600);
+  REQUIRE(clean.record().jobs[0].state == "completed");
+
+  json doc = make("scenario-corrupt");
+  // Listed first, so applied first at 4m: the node crash then restarts the job from the checkpoint before the newest.
+  doc["faults"] = json::array({{{"kind", "checkpoint_corrupt"}, {"at", "4m"}, {"job", "resilient"}},
+                               {{"kind", "node_crash"}, {"at", "4m"}, {"node", "a0"}, {"repair", "30s"}}});
+  std::vector<std::int64_t> resumed;
+  RealRun r = run_real(doc, "scenario-corrupt", 600, 1.0, [&](const std::filesystem::path&, const Launch& l) {
+    if (l.attempt == 2) resumed.push_back(l.start_iteration);
+  });
+  INFO(r.log);
+  const JobRecord& j = r.record().jobs[0];
+  REQUIRE(j.state == "completed");
+  REQUIRE(resumed.size() == 1);
+  std::string corrupt_reason;
+  for (const auto& d : r.record().decisions)
+    if (d.kind == "checkpoint_corrupt") corrupt_reason = d.reason;
+  REQUIRE_THAT(corrupt_reason, Catch::Contains("fails its checksum"));
+  // The controller asked to resume from the checkpoint before the damaged one, and the driver did.
+  CHECK_THAT(corrupt_reason, Catch::Contains("resumes from iteration " + std::to_string(resumed[0])) ||
+                                 Catch::Contains("from the start"));
+  CHECK_THAT(r.log, Catch::Contains("flipped one byte") &&
+                        Catch::Contains("from iteration " + std::to_string(resumed[0]) + ":"));
+  REQUIRE(j.failures.size() == 1);
+  CHECK(j.failures[0].lost_iterations >= 10);  // at least the damaged checkpoint's interval is redone
+  CHECK(final_state(r, 0, 50, 2) == final_state(clean, 0, 50, 2));
+}
+
+TEST_CASE("a straggler GPU slows every iteration of its job by its speed share, then lets go", "[real][e2e]") {
+  json doc = scenario_doc("straggler");
+  doc["jobs"].push_back(job("paced", 2, {{"dp", 2}}, 24, 0));
+  // From 2m (the workers run: the speed reaches them by signal) a0/gpu1 (rank 1) runs at a quarter of its speed to
+  // the end: rank 0 waits for it in every all-reduce.
+  doc["faults"] = json::array(
+      {{{"kind", "straggler"}, {"at", "2m"}, {"gpu", "a0/gpu1"}, {"repair", "10h"}, {"fraction", 0.25}}});
+  Seconds predicted;
+  RealRun r = run_real(doc, "straggler", 600, 1.0,
+                       [&](const std::filesystem::path&, const Launch& l) { predicted = l.plan.predicted_iteration; });
+  INFO(r.log);
+  const JobRecord& j = r.record().jobs[0];
+  REQUIRE(j.state == "completed");
+  REQUIRE(predicted.value > 0);
+  CHECK_THAT(r.log, Catch::Contains("a0/gpu1 straggles at 0.25"));
+  // Steady state: one iteration every predicted / 0.25 (sleeps only lengthen it, so this bound cannot flake).
+  CHECK(j.measured_iteration.value >= 3.5 * predicted.value);
+  CHECK(j.restarts == 0);  // a straggler slows, it does not fail
+}

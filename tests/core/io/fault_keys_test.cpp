@@ -26,7 +26,8 @@ json doc() {
                {"kind": "straggler", "at": "1h", "gpu": "n0/gpu0", "repair": "1h", "fraction": 0.5},
                {"kind": "storage_slow", "at": "1h", "repair": "1h", "fraction": 0.25},
                {"kind": "hang", "at": "2h", "node": "n2"},
-               {"kind": "deadlock", "at": "2h", "node": "n3"}],
+               {"kind": "deadlock", "at": "2h", "node": "n3"},
+               {"kind": "checkpoint_corrupt", "at": "3h", "job": "j"}],
     "stochastic": {"rates": "llama3-h100", "scale": 2.0, "until": "7d",
                    "faults": [{"kind": "link_down", "mtbf": "100d", "repair": {"shape": "exponential", "mean": "20s"}}]},
     "recovery": {"detection_timeout": "30s", "watchdog_timeout": "5m",
@@ -51,8 +52,10 @@ std::string error_at(json d) {
 
 TEST_CASE("scenario faults: every kind, stochastic rates, detection and checkpoint keys are read", "[unit][io]") {
   Scenario s = read_scenario(doc(), "f.json");
-  REQUIRE(s.faults.size() == 8);
+  REQUIRE(s.faults.size() == 9);
   CHECK(s.faults[7].kind == FaultKind::Deadlock);
+  CHECK(s.faults[8].kind == FaultKind::CheckpointCorrupt);
+  CHECK(s.faults[8].target == "j");
   CHECK(s.faults[0].kind == FaultKind::GpuFailure);
   CHECK(s.faults[2].kind == FaultKind::LinkDown);
   CHECK(s.faults[4].fraction == 0.5);
@@ -86,6 +89,11 @@ TEST_CASE("scenario faults: bad keys name the file, the pointer and what was exp
       {[](json& d) { d["faults"][0]["fraction"] = 0.5; }, "/faults/0/fraction: no \"fraction\" in a gpu_failure"},
       {[](json& d) { d["faults"][6]["repair"] = "1h"; }, "/faults/6/repair: no \"repair\" in a hang"},
       {[](json& d) { d["faults"][3]["switch"] = "spine9"; }, "/faults/3/switch: the name of a switch"},
+      {[](json& d) { d["faults"][8]["job"] = "jj"; }, "/faults/8/job: the name of a job of the scenario"},
+      {[](json& d) { d["faults"][8]["repair"] = "1h"; }, "/faults/8/repair: no \"repair\" in a checkpoint_corrupt"},
+      {[](json& d) { d["faults"][8]["node"] = "n1"; }, "/faults/8/node: no \"node\" in a checkpoint_corrupt fault"},
+      {[](json& d) { d["stochastic"]["faults"][0]["kind"] = "checkpoint_corrupt"; },
+       "/stochastic/faults/0/kind: a fault kind with a rate per cluster component"},
       {[](json& d) { d["stochastic"]["rates"] = "llama3-h10"; }, "/stochastic/rates: a failure-rate catalogue"},
       {[](json& d) { d["stochastic"]["faults"][0]["repair"]["shape"] = "weibull"; },
        "/stochastic/faults/0/repair/shape: a repair-time shape"},
