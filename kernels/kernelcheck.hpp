@@ -30,13 +30,13 @@ struct CheckRow {
   double error = 0;
   double bound = 0;
   double ms = 0;        // median device (or wall, on the CPU) time of one call
-  double tflops = 0;    // FLOPs / ms
+  double tflops = 0;    // TFLOP/s by FlashAttention's count (AttentionShape::forward_flops)
   std::string scope;    // what was compared: "full", or "rows" (sampled query rows; backward then gates dQ only)
   std::string failure;  // empty when the row passed
   bool ok() const { return failure.empty(); }
 };
 
-// cpu: small shapes that run in seconds (both precisions, head_dim 64 and 128, causal and not, a ragged seq).
+// cpu: batch 2, heads 2, both precisions and both masks over `seqlens` x `head_dims` (small: it runs in seconds).
 // cuda: bf16 over `seqlens` x `head_dims` x causal, 16k tokens per batch and 2048 / head_dim heads (FlashAttention's
 // benchmark layout), plus fp16 at seq 1024.
 std::vector<CheckCase> check_grid(CheckDevice d, const std::vector<int>& seqlens, const std::vector<int>& head_dims);
