@@ -557,6 +557,8 @@ class Loop {
 
   void execute(const Cordon& c) { log("cordon " + node_name(c.node) + ": " + c.reason); }
   void execute(const Uncordon& u) { log("uncordon " + node_name(u.node)); }
+  void execute(const FireAlert& a) { log("alert " + a.name + " (" + a.severity + ") firing: " + a.summary); }
+  void execute(const ResolveAlert& a) { log("alert " + a.name + " resolved"); }
 
   void kill_rank(Attempt& a, Rank& r) {
     kill_and_reap(r.pid, who(a, r));

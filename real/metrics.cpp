@@ -2,8 +2,9 @@
 
 #include <httplib.h>
 
+#include "core/telemetry/exposition.hpp"
+
 #include <chrono>
-#include <cstdio>
 #include <stdexcept>
 
 namespace tt::real {
@@ -41,71 +42,20 @@ void MetricsServer::publish(std::string text) {
   text_ = std::move(text);
 }
 
-namespace {
-
-std::string label(const std::string& v) {
-  std::string out;
-  for (char c : v) {
-    if (c == '\\' || c == '"') out += '\\';
-    if (c == '\n') {
-      out += "\\n";
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
-
-std::string num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.10g", v);
-  return buf;
-}
-
-struct Writer {
-  std::string out;
-  void family(const char* name, const char* type, const char* help) {
-    out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
-  }
-  void sample(const std::string& name, double v) { out += name + " " + num(v) + "\n"; }
-};
-
-}  // namespace
-
 std::string prometheus_text(const RunRecord& rec, Seconds now, int live_workers) {
-  Writer w;
-  w.family("traintwin_scenario_seconds", "gauge", "Scenario time of the run (real seconds x time scale).");
-  w.sample("traintwin_scenario_seconds", now.value);
-  Sample last = rec.series.empty() ? Sample{} : rec.series.back();
-  w.family("traintwin_gpus_allocated", "gauge", "GPUs held by running jobs.");
-  w.sample("traintwin_gpus_allocated", last.gpus_allocated);
-  w.family("traintwin_gpus_up", "gauge", "GPUs on nodes that are up.");
-  w.sample("traintwin_gpus_up", last.gpus_up);
-  w.family("traintwin_jobs_running", "gauge", "Jobs running (or stalled, not yet declared failed).");
-  w.sample("traintwin_jobs_running", last.jobs_running);
-  w.family("traintwin_jobs_pending", "gauge", "Jobs waiting in a queue.");
-  w.sample("traintwin_jobs_pending", last.jobs_pending);
-  w.family("traintwin_workers_live", "gauge", "Worker processes running.");
-  w.sample("traintwin_workers_live", live_workers);
-  w.family("traintwin_decisions_total", "counter", "Decisions the controller has taken.");
-  w.sample("traintwin_decisions_total", static_cast<double>(rec.decisions.size()));
-
-  w.family("traintwin_job_iterations", "gauge", "Iterations a job has completed (rolled back on a failure).");
-  for (const auto& j : rec.jobs)
-    w.sample("traintwin_job_iterations{job=\"" + label(j.name) + "\"}", static_cast<double>(j.iterations_done));
-  w.family("traintwin_job_iterations_target", "gauge", "Iterations a job must complete.");
-  for (const auto& j : rec.jobs)
-    w.sample("traintwin_job_iterations_target{job=\"" + label(j.name) + "\"}",
-             static_cast<double>(j.iterations_target));
-  w.family("traintwin_job_restarts_total", "counter", "Restarts of a job after a failure.");
-  for (const auto& j : rec.jobs) w.sample("traintwin_job_restarts_total{job=\"" + label(j.name) + "\"}", j.restarts);
-  w.family("traintwin_job_checkpoints_total", "counter", "Checkpoints a job has completed.");
-  for (const auto& j : rec.jobs)
-    w.sample("traintwin_job_checkpoints_total{job=\"" + label(j.name) + "\"}", j.checkpoints);
-  w.family("traintwin_job_state", "gauge", "1 for the state a job is in.");
-  for (const auto& j : rec.jobs)
-    w.sample("traintwin_job_state{job=\"" + label(j.name) + "\",state=\"" + label(j.state) + "\"}", 1);
-  return w.out;
+  // The controller's metrics under the catalogue's names (core/telemetry/metric_catalogue.hpp), the same as in
+  // metrics.prom, then the few figures only a live run has.
+  std::string out = exposition_text(rec.metrics);
+  auto family = [&](const char* name, const char* type, const char* help, double value) {
+    out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n" + name + " " +
+           exposition_number(value) + "\n";
+  };
+  family("traintwin_run_simulated_seconds", "gauge", "Scenario time of the run so far (real seconds x time scale).",
+         now.value);
+  family("traintwin_workers_live", "gauge", "Worker processes running.", live_workers);
+  family("traintwin_decisions_total", "counter", "Decisions the controller has taken.",
+         static_cast<double>(rec.decisions.size()));
+  return out;
 }
 
 }  // namespace tt::real

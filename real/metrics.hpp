@@ -36,7 +36,9 @@ class MetricsServer {
   std::thread thread_;
 };
 
-// Gauges and counters of the run so far (Prometheus text exposition format 0.0.4).
+// Gauges and counters of the run so far (Prometheus text exposition format 0.0.4): the controller's registry under the
+// names of metrics.prom (RunRecord::metrics), plus the simulated time, live workers and decisions so far. The real
+// driver sends no NetworkSample, so traintwin_node_network_bytes_per_second is absent from a real run.
 std::string prometheus_text(const RunRecord& record, Seconds now, int live_workers);
 
 }  // namespace tt::real

@@ -1,5 +1,6 @@
 #include "reports/csv.hpp"
 
+#include <cmath>
 #include <optional>
 #include <sstream>
 
@@ -13,11 +14,32 @@ std::string cell(const std::optional<Seconds>& s) { return s ? format_number(s->
 }  // namespace
 
 std::string series_csv(const RunRecord& r) {
+  // Rows at the union of the state changes (r.series) and the telemetry samples (r.telemetry), each column carrying
+  // its latest value forward; telemetry columns are empty before the first sample.
+  const TelemetrySeries& tel = r.telemetry;
   std::ostringstream os;
-  os << "t_s,gpus_allocated,gpus_up,jobs_running,jobs_pending\n";
-  for (const auto& s : r.series)
-    os << format_number(s.t.value) << ',' << s.gpus_allocated << ',' << s.gpus_up << ',' << s.jobs_running << ','
-       << s.jobs_pending << '\n';
+  os << "t_s,gpus_allocated,gpus_up,jobs_running,jobs_pending";
+  for (const auto& c : tel.columns) os << ',' << csv_field(c);
+  os << '\n';
+  std::size_t s = 0, k = 0;
+  while (s < r.series.size() || k < tel.times.size()) {
+    Seconds t = s < r.series.size() ? r.series[s].t : tel.times[k];
+    if (k < tel.times.size() && tel.times[k] < t) t = tel.times[k];
+    while (s < r.series.size() && r.series[s].t <= t) ++s;
+    while (k < tel.times.size() && tel.times[k] <= t) ++k;
+    os << format_number(t.value);
+    if (s > 0) {
+      const Sample& x = r.series[s - 1];
+      os << ',' << x.gpus_allocated << ',' << x.gpus_up << ',' << x.jobs_running << ',' << x.jobs_pending;
+    } else {
+      os << ",,,,";
+    }
+    for (std::size_t c = 0; c < tel.columns.size(); ++c) {
+      os << ',';
+      if (k > 0 && !std::isnan(tel.rows[k - 1][c])) os << format_number(tel.rows[k - 1][c]);
+    }
+    os << '\n';
+  }
   return os.str();
 }
 

@@ -20,7 +20,8 @@ using json = nlohmann::json;
 
 // A job attempt or the cluster lost something: a person should look. Anything else is the run going as planned.
 constexpr std::array<std::string_view, 2> kErrorKinds = {"detect", "abandon"};
-constexpr std::array<std::string_view, 5> kWarnKinds = {"node_down", "link_down", "kill", "requeue", "preempt"};
+constexpr std::array<std::string_view, 6> kWarnKinds = {"node_down", "link_down", "kill",
+                                                        "requeue",   "preempt",   "alert_firing"};
 
 class LineReader {
  public:

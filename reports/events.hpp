@@ -19,7 +19,7 @@ const char* to_string(Level level);                       // "info", "warn", "er
 std::optional<Level> parse_level(std::string_view text);  // the inverse; nullopt for anything else
 
 // error: a job failed or was given up (detect, abandon); warn: something a person may want to look at (node_down,
-// link_down, kill, requeue, preempt); info: everything else, including kinds this build does not know.
+// link_down, kill, requeue, preempt, alert_firing); info: everything else, including kinds this build does not know.
 Level event_level(std::string_view kind);
 
 struct LogEvent {

@@ -223,6 +223,61 @@ void checks_table(std::ostringstream& os, const RunRecord& r) {
   os << "</tbody></table></section>";
 }
 
+void alerts_section(std::ostringstream& os, const RunRecord& r) {
+  os << "<section id=\"alerts\"><h2>Alerts</h2>";
+  if (r.alert_rules.empty()) {
+    os << "<p>This scenario has no alert rules.</p></section>";
+    return;
+  }
+  os << "<p class=\"note\">" << r.alerts.size() << " firing(s) of " << r.alert_rules.size()
+     << " rule(s); rules are exported to alerts.rules.yml. Pale: pending (condition true, waiting for its "
+        "<code>for</code>); solid: firing, coloured by severity (<span class=\"sw\" style=\"background:"
+     << severity_color("critical") << "\"></span>critical <span class=\"sw\" style=\"background:"
+     << severity_color("warning") << "\"></span>warning <span class=\"sw\" style=\"background:"
+     << severity_color("info") << "\"></span>info); dashed red lines: faults.</p>";
+  os << alert_timeline_svg(r);
+  os << "<div class=\"wide\"><table class=\"alerts\"><thead><tr><th>Alert</th><th>Severity</th><th>Labels</th><th "
+        "class=\"num\">Value</th><th class=\"num\">Pending</th><th class=\"num\">Fired</th><th "
+        "class=\"num\">Resolved</th></tr></thead><tbody>";
+  for (const auto& a : r.alerts) {
+    std::string labels;
+    for (const auto& [k, v] : a.labels) labels += (labels.empty() ? "" : ", ") + k + "=" + v;
+    os << "<tr><td>" << esc(a.name) << "</td><td>" << esc(a.severity) << "</td><td>" << esc(labels)
+       << "</td><td class=\"num\">" << esc(format_number(a.value)) << "</td><td class=\"num\">" << when(a.active_since)
+       << "</td><td class=\"num\">" << when(a.fired_at) << "</td><td class=\"num\">" << when(a.resolved_at)
+       << "</td></tr>";
+  }
+  os << "</tbody></table></div><h3>Rules</h3><table class=\"alerts\"><thead><tr><th>Alert</th><th>Expression</th><th "
+        "class=\"num\">For</th><th>Severity</th><th>Summary</th></tr></thead><tbody>";
+  for (const auto& rule : r.alert_rules)
+    os << "<tr><td>" << esc(rule.name) << "</td><td><code>" << esc(rule.expr) << "</code></td><td class=\"num\">"
+       << when(rule.for_duration) << "</td><td>" << esc(rule.severity) << "</td><td>" << esc(rule.summary)
+       << "</td></tr>";
+  os << "</tbody></table></section>";
+}
+
+void failures_section(std::ostringstream& os, const RunRecord& r) {
+  os << "<section id=\"failures\"><h2>Failures per job</h2>";
+  if (r.failures == 0) {
+    os << "<p>No job failed.</p></section>";
+    return;
+  }
+  os << "<p class=\"note\">Time to detect: fault to the controller declaring the job failed. Time to recover: fault "
+        "to training resumed (relaunch and restart overhead). Lost GPU-hours: progress since the checkpoint, detection "
+        "and restart, times the job's GPUs.</p><div class=\"wide\"><table class=\"failures\"><thead><tr><th>Job</th>"
+        "<th>Kind</th><th>Cause</th><th>Detector</th><th class=\"num\">Fault</th><th class=\"num\">Time to "
+        "detect</th><th class=\"num\">Time to recover</th><th class=\"num\">Lost GPU-h</th></tr></thead><tbody>";
+  for (const auto& j : r.jobs)
+    for (const auto& f : j.failures)
+      os << "<tr><td class=\"name\">" << esc(j.name) << "</td><td>" << esc(f.kind)
+         << (f.false_failure ? " (false)" : "") << "</td><td>" << esc(f.cause) << "</td><td>" << esc(f.detector)
+         << "</td><td class=\"num\">" << when(f.fault_time) << "</td><td class=\"num\">"
+         << when(f.detect_time - f.fault_time) << "</td><td class=\"num\">"
+         << (f.recovered_time ? when(*f.recovered_time - f.fault_time) : std::string("never")) << "</td><td class=\"num\">"
+         << format_fixed(f.lost_gpu_hours, 1) << "</td></tr>";
+  os << "</tbody></table></div></section>";
+}
+
 void decision_log(std::ostringstream& os, const RunRecord& r) {
   os << "<section><h2>Decisions</h2><details><summary>Decision log (" << r.decisions.size()
      << " decisions)</summary><table class=\"log\"><thead><tr><th class=\"num\">Time</th><th>Kind</th><th>Job</th>"
@@ -230,7 +285,8 @@ void decision_log(std::ostringstream& os, const RunRecord& r) {
   for (const auto& d : r.decisions) {
     std::string nodes;
     for (const auto& node : d.nodes) nodes += (nodes.empty() ? "" : ", ") + node;
-    bool alert = d.kind == "node_down" || d.kind == "link_down" || d.kind == "detect" || d.kind == "abandon";
+    bool alert = d.kind == "node_down" || d.kind == "link_down" || d.kind == "detect" || d.kind == "abandon" ||
+                 d.kind == "alert_firing";
     os << "<tr" << (alert ? " class=\"alert\"" : "") << "><td class=\"num\">" << when(d.t) << "</td><td class=\"kind\">"
        << esc(d.kind) << "</td><td>" << esc(d.job) << "</td><td class=\"nodes\">" << esc(nodes) << "</td><td>"
        << esc(d.reason) << "</td></tr>";
@@ -253,6 +309,10 @@ std::string report_html(const RunRecord& r) {
   gantt(os, r, build_timeline(r));
   os << "\n";
   jobs_table(os, r);
+  os << "\n";
+  failures_section(os, r);
+  os << "\n";
+  alerts_section(os, r);
   os << "\n";
   checks_table(os, r);
   os << "\n";

@@ -1,11 +1,15 @@
 #include "reports/prometheus.hpp"
 
+#include <cstdio>
 #include <cmath>
 #include <map>
 #include <optional>
 #include <utility>
 #include <vector>
 
+#include "core/telemetry/alert_expr.hpp"
+#include "core/telemetry/exposition.hpp"
+#include "core/telemetry/metric_catalogue.hpp"
 #include "reports/events.hpp"
 #include "reports/text.hpp"
 
@@ -18,10 +22,11 @@ using Labels = std::vector<std::pair<std::string, std::string>>;
 // A family with no sample is left out.
 class Exposition {
  public:
-  void family(const char* name, const char* type, const char* help) {
-    name_ = name;
-    pending_ = std::string("# HELP ") + name + " " + prometheus_help(help) + "\n# TYPE " + name + " " + type + "\n";
+  void family(std::string_view name, const char* type, const char* help) {
+    name_ = std::string(name);
+    pending_ = "# HELP " + name_ + " " + prometheus_help(help) + "\n# TYPE " + name_ + " " + type + "\n";
   }
+  void append(const std::string& text) { out_ += text; }
   void sample(const Labels& labels, double value) {
     out_ += pending_;
     pending_.clear();
@@ -45,7 +50,9 @@ class Exposition {
   std::string out_;
 };
 
-constexpr const char* kJobStates[] = {"pending", "running", "completed", "abandoned", "unfinished"};
+// The families written here from the JobRecords under the catalogue's names; the registry's others come after.
+const std::vector<std::string_view> kFromRecords = {metric::kJobState, metric::kJobRestarts, metric::kJobIterations,
+                                                    metric::kJobIterationsTarget, metric::kJobCheckpoints};
 
 Labels job_labels(const JobRecord& j) { return {{"job_name", j.name}, {"queue", j.queue}}; }
 
@@ -67,10 +74,10 @@ void cluster_families(const RunRecord& r, Exposition& x) {
            "Productive GPU-seconds (iterations that count toward a result) over GPUs times the simulated duration.");
   x.sample({}, r.goodput);
   x.family("traintwin_cluster_jobs", "gauge", "Jobs by state at the end of the run.");
-  for (const char* state : kJobStates) {
+  for (std::string_view state : metric::kJobStates) {
     int n = 0;
     for (const auto& j : r.jobs) n += j.state == state;
-    x.sample({{"state", state}}, n);
+    x.sample({{"state", std::string(state)}}, n);
   }
   std::map<std::string, int> kinds;  // sorted by kind: deterministic
   for (const auto& d : r.decisions) ++kinds[d.kind];
@@ -80,7 +87,7 @@ void cluster_families(const RunRecord& r, Exposition& x) {
 
 void job_families(const RunRecord& r, Exposition& x) {
   struct Def {
-    const char* name;
+    std::string_view name;
     const char* type;
     const char* help;
     double (*value)(const JobRecord&);
@@ -90,7 +97,7 @@ void job_families(const RunRecord& r, Exposition& x) {
       {"traintwin_job_wait_seconds_total", "counter",
        "Time the job spent queued: before its first start and after each failure.",
        [](const JobRecord& j) { return j.wait.value; }},
-      {"traintwin_job_restarts_total", "counter", "Restarts after a failure.",
+      {metric::kJobRestarts, "counter", "Restarts after a failure.",
        [](const JobRecord& j) { return double(j.restarts); }},
       {"traintwin_job_preemptions_total", "counter", "Times the job was preempted to make room for another.",
        [](const JobRecord& j) { return double(j.preemptions); }},
@@ -107,12 +114,12 @@ void job_families(const RunRecord& r, Exposition& x) {
        "GPU-seconds lost to failures (progress since the last checkpoint, detection and restart overhead, times the "
        "job's GPUs); 3600 per GPU-hour.",
        [](const JobRecord& j) { return j.lost_gpu_hours * 3600; }},
-      {"traintwin_job_iterations", "gauge",
+      {metric::kJobIterations, "gauge",
        "Iterations done at the end of the run (rolled back to the last checkpoint after a failure).",
        [](const JobRecord& j) { return double(j.iterations_done); }},
-      {"traintwin_job_iterations_target", "gauge", "Iterations the job must run.",
+      {metric::kJobIterationsTarget, "gauge", "Iterations the job must run.",
        [](const JobRecord& j) { return double(j.iterations_target); }},
-      {"traintwin_job_checkpoints_total", "counter", "Checkpoints written.",
+      {metric::kJobCheckpoints, "counter", "Checkpoints written.",
        [](const JobRecord& j) { return double(j.checkpoints); }},
       {"traintwin_job_checkpoint_seconds_total", "counter", "Training time blocked by checkpoint writes.",
        [](const JobRecord& j) { return j.checkpoint_time.value; }},
@@ -127,11 +134,11 @@ void job_families(const RunRecord& r, Exposition& x) {
        [](const JobRecord& j) { return j.predicted_iteration.value; }},
   };
 
-  x.family("traintwin_job_state", "gauge", "1 for the state the job ended the run in, 0 for the others.");
+  x.family(metric::kJobState, "gauge", "1 for the state the job ended the run in, 0 for the others.");
   for (const auto& j : r.jobs)
-    for (const char* state : kJobStates) {
+    for (std::string_view state : metric::kJobStates) {
       Labels l = job_labels(j);
-      l.emplace_back("state", state);
+      l.emplace_back("state", std::string(state));
       x.sample(l, j.state == state ? 1 : 0);
     }
   x.family("traintwin_job_submit_seconds", "gauge", "Simulated time the job was submitted.");
@@ -196,7 +203,64 @@ std::string prometheus_text(const RunRecord& record) {
   cluster_families(record, x);
   job_families(record, x);
   check_families(record, x);
+  x.append(exposition_text(record.metrics, kFromRecords));
   return x.text();
+}
+
+namespace {
+
+// YAML double-quoted scalar: escapes \ and " and control characters.
+std::string yaml_quoted(std::string_view text) {
+  std::string out = "\"";
+  for (char c : utf8_valid(text)) {
+    if (c == '\\' || c == '"') {
+      out += '\\';
+      out += c;
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out + '"';
+}
+
+// Prometheus durations: whole milliseconds in the largest units that divide them ("1h30m", "90s", "250ms", "0s").
+std::string prometheus_duration(Seconds t) {
+  long long ms = std::llround(t.value * 1000);
+  if (ms <= 0) return "0s";
+  std::string out;
+  const std::pair<long long, const char*> units[] = {{86400000LL, "d"}, {3600000LL, "h"}, {60000LL, "m"},
+                                                     {1000LL, "s"},     {1LL, "ms"}};
+  for (const auto& [size, name] : units)
+    if (ms >= size) {
+      out += std::to_string(ms / size) + name;
+      ms %= size;
+    }
+  return out;
+}
+
+}  // namespace
+
+std::string prometheus_rules(const RunRecord& record) {
+  std::string out = "# Alert rules of scenario " + record.scenario + " (traintwin), over the metric names of " +
+                    "metrics.prom.\n# Check with: promtool check rules alerts.rules.yml\ngroups:\n";
+  out += "  - name: " + yaml_quoted("traintwin-" + record.scenario) + "\n    rules:";
+  if (record.alert_rules.empty()) return out + " []\n";
+  out += "\n";
+  for (const auto& a : record.alert_rules) {
+    out += "      - alert: " + a.name + "\n";
+    out += "        expr: " + yaml_quoted(a.expr) + "\n";
+    out += "        for: " + prometheus_duration(a.for_duration) + "\n";
+    out += "        labels:\n          severity: " + yaml_quoted(a.severity) + "\n";
+    for (const auto& [k, v] : a.labels) out += "          " + k + ": " + yaml_quoted(v) + "\n";
+    out += "        annotations:\n          summary: " + yaml_quoted(a.summary.empty() ? a.name : a.summary) + "\n";
+  }
+  return out;
 }
 
 }  // namespace tt

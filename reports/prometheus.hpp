@@ -14,6 +14,10 @@
 namespace tt {
 
 std::string prometheus_text(const RunRecord& record);
+// The scenario's alert rules as a Prometheus rule file (alerts.rules.yml, one group), their expressions in PromQL
+// over the names of prometheus_text: `promtool check rules` accepts it, and a Prometheus scraping the real driver's
+// endpoint can load it as is.
+std::string prometheus_rules(const RunRecord& record);
 
 // Escaping per the exposition format: a label value escapes \ " and line feeds; HELP text escapes \ and line feeds.
 // Bytes that are not valid UTF-8 become U+FFFD.

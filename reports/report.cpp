@@ -1,6 +1,7 @@
 #include "reports/report.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -110,6 +111,50 @@ json job_json(const JobRecord& j) {
             {"mtbf_source", j.mtbf_source}}}};
 }
 
+json labels_json(const std::map<std::string, std::string>& labels) {
+  json out = json::object();
+  for (const auto& [k, v] : labels) out[k] = v;
+  return out;
+}
+
+// Alert rules (with their PromQL), every firing, and the fault times alert.time_to_fire counts from.
+json alerts_json(const RunRecord& r) {
+  json rules = json::array();
+  for (const auto& a : r.alert_rules)
+    rules.push_back({{"name", a.name},
+                     {"expr", a.expr},
+                     {"for_s", a.for_duration.value},
+                     {"severity", a.severity},
+                     {"labels", labels_json(a.labels)},
+                     {"summary", a.summary}});
+  json firings = json::array();
+  for (const auto& a : r.alerts)
+    firings.push_back({{"name", a.name},
+                       {"severity", a.severity},
+                       {"labels", labels_json(a.labels)},
+                       {"value", a.value},
+                       {"active_since_s", a.active_since.value},
+                       {"fired_at_s", a.fired_at.value},
+                       {"resolved_at_s", opt_seconds(a.resolved_at)}});
+  json faults = json::array();
+  for (Seconds t : r.fault_times) faults.push_back(t.value);
+  return {{"rules", rules}, {"firings", firings}, {"fault_times_s", faults}};
+}
+
+// The sampled metric series: one row per kept sample, absent values null.
+json telemetry_json(const RunRecord& r) {
+  const TelemetrySeries& t = r.telemetry;
+  json rows = json::array();
+  for (std::size_t i = 0; i < t.rows.size(); ++i) {
+    json row = json::array({t.times[i].value});
+    for (double v : t.rows[i]) row.push_back(std::isnan(v) ? json(nullptr) : json(v));
+    rows.push_back(std::move(row));
+  }
+  json columns = json::array({"t_s"});
+  for (const auto& c : t.columns) columns.push_back(c);
+  return {{"interval_s", t.interval.value}, {"stride", t.stride}, {"columns", columns}, {"rows", rows}};
+}
+
 }  // namespace
 
 json report_json(const RunRecord& r) {
@@ -127,15 +172,18 @@ json report_json(const RunRecord& r) {
   for (const auto& s : r.series)
     series.push_back({s.t.value, s.gpus_allocated, s.gpus_up, s.jobs_running, s.jobs_pending, s.fragmentation});
   json checks = json::array();
-  for (const auto& c : r.checks)
-    checks.push_back({{"name", c.name},
-                      {"metric", c.metric},
-                      {"job", c.job},
-                      {"op", c.op},
-                      {"threshold", c.threshold},
-                      {"measured", c.measured ? json(*c.measured) : json(nullptr)},
-                      {"passed", c.passed},
-                      {"message", c.message}});
+  for (const auto& c : r.checks) {
+    json check = {{"name", c.name},
+                  {"metric", c.metric},
+                  {"job", c.job},
+                  {"op", c.op},
+                  {"threshold", c.threshold},
+                  {"measured", c.measured ? json(*c.measured) : json(nullptr)},
+                  {"passed", c.passed},
+                  {"message", c.message}};
+    if (!c.alert.empty()) check["alert"] = c.alert;
+    checks.push_back(std::move(check));
+  }
   int passed = 0;
   for (const auto& c : r.checks) passed += c.passed;
   json driver_info = json::object();
@@ -161,11 +209,13 @@ json report_json(const RunRecord& r) {
             {"faults_injected", r.faults_injected},
             {"drained_nodes", r.drained_nodes},
             {"detection", r.detection}}},
+          {"alerts", alerts_json(r)},
           {"checks", checks},
           {"checks_passed", passed},
           {"checks_failed", static_cast<int>(r.checks.size()) - passed},
           {"series_columns", {"t_s", "gpus_allocated", "gpus_up", "jobs_running", "jobs_pending", "fragmentation"}},
           {"series", series},
+          {"telemetry", telemetry_json(r)},
           {"decisions", decisions}};
 }
 
@@ -188,6 +238,7 @@ ReportFiles write_report(const RunRecord& record, const std::string& dir) {
   write("jobs.csv", jobs_csv(record));
   write("events.jsonl", events_jsonl(record));
   write("metrics.prom", prometheus_text(record));
+  write("alerts.rules.yml", prometheus_rules(record));
   return files;
 }
 

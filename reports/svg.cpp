@@ -255,4 +255,54 @@ std::string gantt_svg(const RunRecord& r, const Timeline& tl) {
   return os.str();
 }
 
+const char* severity_color(const std::string& severity) {
+  if (severity == "critical") return kFaultRed;
+  if (severity == "warning") return "#f28e2b";
+  return "#4e79a7";
+}
+
+std::string alert_timeline_svg(const RunRecord& r) {
+  std::vector<std::string> names;
+  for (const auto& rule : r.alert_rules) names.push_back(rule.name);
+  for (const auto& a : r.alerts)
+    if (std::find(names.begin(), names.end(), a.name) == names.end()) names.push_back(a.name);
+  const double lane_h = 22, top = 12, bottom = top + lane_h * std::max<std::size_t>(1, names.size());
+  TimeScale ts(r.end_time);
+  std::ostringstream os;
+  os << "<svg class=\"chart alerts\" viewBox=\"0 0 " << n(kWidth) << " " << n(bottom + 40) << "\" role=\"img\">";
+  os << "<title>Alerts over simulated time: pending (pale) and firing bars by rule, faults as red lines</title>";
+  for (std::size_t i = 0; i < names.size(); ++i) {
+    const double y = top + lane_h * static_cast<double>(i);
+    if (i % 2)
+      os << "<rect x=\"0\" y=\"" << n(y) << "\" width=\"" << n(kWidth) << "\" height=\"" << n(lane_h)
+         << "\" fill=\"#f3f5f8\"/>";
+    os << "<text x=\"" << n(kLeft - 8) << "\" y=\"" << n(y + lane_h / 2 + 4) << "\" text-anchor=\"end\" class=\"node\">"
+       << esc(names[i]) << "</text>";
+  }
+  os << time_axis(ts, top, bottom);
+  for (const auto& a : r.alerts) {
+    const auto row = std::find(names.begin(), names.end(), a.name) - names.begin();
+    const double y = top + lane_h * static_cast<double>(row) + 3;
+    const Seconds end = a.resolved_at.value_or(r.end_time);
+    std::string labels;
+    for (const auto& [k, v] : a.labels) labels += (labels.empty() ? "" : ", ") + k + "=" + v;
+    const char* color = severity_color(a.severity);
+    os << "<rect x=\"" << n(ts.x(a.active_since)) << "\" y=\"" << n(y) << "\" width=\""
+       << n(std::max(0.0, ts.x(a.fired_at) - ts.x(a.active_since))) << "\" height=\"" << n(lane_h - 6)
+       << "\" fill=\"" << color << "\" fill-opacity=\"0.3\" class=\"pending\"/>";
+    os << "<rect x=\"" << n(ts.x(a.fired_at)) << "\" y=\"" << n(y) << "\" width=\""
+       << n(std::max(2.0, ts.x(end) - ts.x(a.fired_at))) << "\" height=\"" << n(lane_h - 6) << "\" fill=\"" << color
+       << "\" class=\"firing " << esc(a.severity) << "\"><title>" << esc(a.name) << " (" << esc(a.severity)
+       << ") firing " << when(a.fired_at) << " to "
+       << (a.resolved_at ? when(*a.resolved_at) : std::string("the end")) << "; pending since " << when(a.active_since)
+       << (labels.empty() ? "" : "; " + esc(labels)) << "</title></rect>";
+  }
+  for (Seconds t : r.fault_times)
+    os << "<line x1=\"" << n(ts.x(t)) << "\" y1=\"" << n(top) << "\" x2=\"" << n(ts.x(t)) << "\" y2=\"" << n(bottom)
+       << "\" stroke=\"" << kFaultRed << "\" stroke-width=\"1.5\" stroke-dasharray=\"4 3\" class=\"fault\"><title>fault at "
+       << when(t) << "</title></line>";
+  os << "</svg>";
+  return os.str();
+}
+
 }  // namespace tt

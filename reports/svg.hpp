@@ -22,6 +22,10 @@ struct StepLine {
 
 std::string step_chart_svg(const std::string& y_label, const std::vector<StepLine>& lines, double y_max, Seconds end);
 std::string gantt_svg(const RunRecord& record, const Timeline& timeline);
+// The alert timeline: one row per alert rule, a pale bar while pending and a bar coloured by severity while firing
+// (critical red, warning orange, info blue), dashed red lines at the faults.
+std::string alert_timeline_svg(const RunRecord& record);
+const char* severity_color(const std::string& severity);
 // The colour of job `job` (index into RunRecord::jobs) in every chart and legend.
 std::string job_color(int job);
 // A compact label for a time on an axis: "0", "45s", "30m", "1h30m", "2d4h".

@@ -10,6 +10,7 @@
 #include "sim/faults.hpp"
 #include "sim/job.hpp"
 #include "sim/session.hpp"
+#include "sim/telemetry_probe.hpp"
 #include "sim/world.hpp"
 
 namespace sg4 = simgrid::s4u;
@@ -81,6 +82,7 @@ class ControllerActor {
     std::unique_lock lock(*w_.mutex);
     double timer_time = -1;
     long long timers_at_once = 0;
+    const TelemetryProbe probe(w_.platform);
     for (;;) {
       if (w_.error) return;
       if (!w_.events.empty()) {
@@ -98,6 +100,7 @@ class ControllerActor {
         timer_time = t;
         if (timers_at_once > 100000)
           throw std::runtime_error("the controller keeps asking for a timer at t=" + std::to_string(t) + " s");
+        if (c_.network_sample_due(Seconds(t))) deliver(probe.sample());
         deliver(Timer{});
         continue;
       }

@@ -8,10 +8,44 @@ namespace tt {
 
 bool is_time_metric(const std::string& metric) {
   return metric == "job.end" || metric == "job.start" || metric == "job.wait" || metric == "cluster.makespan" ||
-         metric == "job.max_time_to_detect";
+         metric == "job.max_time_to_detect" || metric == "alert.time_to_fire" || metric == "alert.max_time_to_fire";
 }
 
-std::optional<double> measure_metric(const RunRecord& r, const std::string& metric, const std::string& job) {
+namespace {
+
+// Seconds from `t` to the alert's first firing at or after it; nullopt when it never fired after `t`.
+std::optional<double> time_to_fire(const RunRecord& r, const std::string& alert, Seconds t) {
+  std::optional<double> best;
+  for (const auto& a : r.alerts)
+    if (a.name == alert && a.fired_at >= t && (!best || (a.fired_at - t).value < *best)) best = (a.fired_at - t).value;
+  return best;
+}
+
+std::optional<double> measure_alert(const RunRecord& r, const std::string& metric, const std::string& alert) {
+  if (metric == "alert.firings") {
+    double n = 0;
+    for (const auto& a : r.alerts) n += a.name == alert;
+    return n;
+  }
+  if (r.fault_times.empty()) return std::nullopt;
+  if (metric == "alert.time_to_fire") return time_to_fire(r, alert, r.fault_times.front());
+  if (metric == "alert.max_time_to_fire") {
+    double worst = 0;
+    for (Seconds t : r.fault_times) {
+      auto d = time_to_fire(r, alert, t);
+      if (!d) return std::nullopt;
+      worst = std::max(worst, *d);
+    }
+    return worst;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<double> measure_metric(const RunRecord& r, const std::string& metric, const std::string& job,
+                                     const std::string& alert) {
+  if (metric.rfind("alert.", 0) == 0) return measure_alert(r, metric, alert);
   if (metric.rfind("job.", 0) == 0) {
     const JobRecord* jr = nullptr;
     for (const auto& j : r.jobs)
@@ -89,14 +123,21 @@ std::vector<CheckResult> evaluate_checks(const std::vector<CheckSpec>& checks, c
     r.name = c.name;
     r.metric = c.metric;
     r.job = c.job;
+    r.alert = c.alert;
     r.op = to_string(c.op);
     r.threshold = c.value;
-    r.measured = measure_metric(record, c.metric, c.job);
-    std::string expected = c.metric + (c.job.empty() ? "" : "(" + c.job + ")") + " " + r.op + " " + show(c.metric, c.value);
+    r.measured = measure_metric(record, c.metric, c.job, c.alert);
+    const std::string& subject = c.alert.empty() ? c.job : c.alert;
+    std::string expected =
+        c.metric + (subject.empty() ? "" : "(" + subject + ")") + " " + r.op + " " + show(c.metric, c.value);
     if (!r.measured) {
       r.passed = false;
-      r.message = "expected " + expected + "; not measured (" +
-                  (c.job.empty() ? std::string("not every job completed") : "job " + c.job + " did not complete") + ")";
+      std::string why = !c.alert.empty()
+                            ? (record.fault_times.empty() ? "no fault happened"
+                                                          : "alert " + c.alert + " did not fire after every fault")
+                        : c.job.empty() ? std::string("not every job completed")
+                                        : "job " + c.job + " did not complete";
+      r.message = "expected " + expected + "; not measured (" + why + ")";
     } else {
       r.passed = compare(*r.measured, c.op, c.value);
       r.message = "expected " + expected + "; measured " + show(c.metric, *r.measured);

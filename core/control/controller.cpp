@@ -8,6 +8,7 @@
 #include <set>
 
 #include "core/control/checks.hpp"
+#include "core/control/telemetry.hpp"
 #include "core/fault/detection.hpp"
 #include "core/fault/recovery.hpp"
 #include "core/fault/stochastic.hpp"
@@ -89,6 +90,7 @@ struct Controller::Impl {
   ClusterState cluster;
   Scheduler sched;
   RunRecord rec;
+  ControllerTelemetry telemetry;  // metrics, samples and alerts (core/control/telemetry.hpp)
   std::vector<JobRuntime> jobs;
   std::vector<std::string> job_names, queue_names;
   std::vector<int> submit_order;  // job indices by submit time
@@ -110,6 +112,7 @@ struct Controller::Impl {
         planner(std::move(p)),
         cluster(s.topology),
         sched(s.queues, s.scheduler, sched_jobs(s)),
+        telemetry(s, rec),
         rules(s.recovery),
         lemon(s.recovery.lemon_failures, s.recovery.lemon_window) {
     const int nodes = static_cast<int>(topo.nodes().size());
@@ -148,6 +151,7 @@ struct Controller::Impl {
     std::stable_sort(submit_order.begin(), submit_order.end(),
                      [&](int a, int b) { return sc.jobs[a].submit < sc.jobs[b].submit; });
     sample(Seconds(0));
+    telemetry.refresh(Seconds(0), cluster_view(), [this](int j) { return job_view(j); });
   }
 
   void set_state(int j, JobState to) {
@@ -295,6 +299,26 @@ struct Controller::Impl {
 
   // --- events ---------------------------------------------------------------------------------------------------
   void on(const Timer&, Seconds, std::vector<Action>&) {}
+  void on(const NetworkSample& e, Seconds, std::vector<Action>&) { telemetry.network(e); }
+
+  ClusterView cluster_view() const {
+    ClusterView v{cluster.allocated_gpus(), 0, cluster.up_gpus(), running, pending, 0};
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+      if (jobs[j].state == JobState::Running) v.gpus_busy += sc.jobs[j].gpus;
+    for (int out : node_out) v.nodes_down += out > 0;
+    return v;
+  }
+
+  JobView job_view(int j) const {
+    const JobRuntime& rt = jobs[j];
+    const bool placed = rt.state == JobState::Running || rt.state == JobState::Stalled;
+    const bool silent = rt.state == JobState::Stalled && rt.detector == Detector::Heartbeat;
+    return JobView{placed, placed && !silent, rt.state == JobState::Pending, rt.enqueued};
+  }
+
+  void step_telemetry(Seconds now, std::vector<Action>& out) {
+    telemetry.step(now, cluster_view(), [this](int j) { return job_view(j); }, out);
+  }
 
   void on(const JobProgress& e, Seconds, std::vector<Action>&) {
     if (stale(e.job, e.attempt) || jobs[e.job].state != JobState::Running) return;
@@ -392,6 +416,7 @@ struct Controller::Impl {
   }
 
   void on(const JobStalled& e, Seconds now, std::vector<Action>&) {
+    telemetry.fault(now);
     if (stale(e.job, e.attempt)) return;
     stall(e.job, now, e.iterations, e.cause, e.kind.empty() ? "unknown" : e.kind, e.detector, e.links);
   }
@@ -451,6 +476,7 @@ struct Controller::Impl {
     const std::string& name = topo.nodes()[e.node].name;
     const bool one_gpu = e.gpu >= 0;
     ++rec.faults_injected[e.cause];
+    telemetry.fault(now);
     decide(now, "node_down", "", {name},
            one_gpu ? e.cause + " of " + topo.graph()[topo.gpu_vertex(e.node, e.gpu % topo.gpus_per_node())].name
                    : e.cause);
@@ -496,6 +522,7 @@ struct Controller::Impl {
 
   void on(const LinkDown& e, Seconds now, std::vector<Action>& out) {
     ++rec.faults_injected["link_down"];
+    telemetry.fault(now);
     decide(now, "link_down", "", {}, "link " + topo.link(e.link).name + " down");
     if (int n = nic_node(e.link); n >= 0) {
       ++node_out[n];
@@ -682,6 +709,7 @@ struct Controller::Impl {
     if (next_submit < submit_order.size()) consider(sc.jobs[submit_order[next_submit]].submit);
     if (!stalled.empty()) consider(stalled.begin()->first);
     if (auto t = sched.next_deadline()) consider(*t);
+    if (auto t = telemetry.next_deadline(running > 0)) consider(*t);
     return best;
   }
 
@@ -729,6 +757,7 @@ struct Controller::Impl {
         kept += jr.productive_seconds * jr.gpus;
       }
     rec.ettr = spans > 0 ? std::min(1.0, kept / spans) : 0;
+    telemetry.finish(now, cluster_view(), [this](int j) { return job_view(j); });
     rec.checks = evaluate_checks(sc.checks, rec);
   }
 
@@ -739,6 +768,7 @@ struct Controller::Impl {
     std::visit([&](const auto& e) { on(e, now, out); }, event);
     schedule(now, out);
     sample(now);
+    step_telemetry(now, out);
     return out;
   }
 };
@@ -749,6 +779,7 @@ Controller::Controller(const Scenario& scenario, Planner planner)
 Controller::~Controller() = default;
 std::vector<Action> Controller::handle(const Event& event, Seconds now) { return impl_->handle(event, now); }
 std::optional<Seconds> Controller::next_deadline() const { return impl_->next_deadline(); }
+bool Controller::network_sample_due(Seconds now) const { return impl_->telemetry.sample_due(now); }
 bool Controller::done() const { return impl_->done(); }
 void Controller::finish(Seconds now) { impl_->finish(now); }
 const RunRecord& Controller::record() const { return impl_->rec; }

@@ -32,6 +32,9 @@ class Controller {
 
   std::vector<Action> handle(const Event& event, Seconds now);
   std::optional<Seconds> next_deadline() const;
+  // True when the next handle() at `now` takes a telemetry sample: a driver that measures network throughput sends
+  // a NetworkSample first (core/control/events.hpp).
+  bool network_sample_due(Seconds now) const;
   // True when every job has completed or been abandoned and no timer is pending: a driver may stop.
   bool done() const;
   // Closes the record at `now`: open segments end, figures and checks are computed.

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <variant>
 #include <vector>
@@ -65,8 +66,14 @@ struct CheckpointCorrupted {  // the job's newest completed checkpoint was damag
   int job;                    // will refuse it on its checksum and use the one before
 };
 
+// Network throughput measured by the driver, sent when Controller::network_sample_due() (telemetry sampling). The
+// sim reads SimGrid's link loads (sim/telemetry_probe.hpp); the real driver sends none.
+struct NetworkSample {
+  std::vector<double> node_bytes_per_second;  // by node: through its NIC cables, both directions
+};
+
 using Event = std::variant<Timer, JobProgress, CheckpointDone, JobCompleted, JobStalled, JobResumed, NodeDown, NodeUp,
-                           LinkDown, LinkUp, CheckpointCorrupted>;
+                           LinkDown, LinkUp, CheckpointCorrupted, NetworkSample>;
 
 // --- actions: controller -> driver ----------------------------------------------------------------------------
 struct Launch {
@@ -94,6 +101,20 @@ struct Uncordon {
   int node;
 };
 
-using Action = std::variant<Launch, Kill, Cordon, Uncordon>;
+// An alert rule's instance started or stopped firing (core/telemetry/alert_evaluator.hpp); a driver may page, log or
+// ignore it: the RunRecord has it either way.
+struct FireAlert {
+  std::string name;
+  std::string severity;
+  std::map<std::string, std::string> labels;  // the series' labels and the rule's labels
+  double value = 0;
+  std::string summary;
+};
+struct ResolveAlert {
+  std::string name;
+  std::map<std::string, std::string> labels;
+};
+
+using Action = std::variant<Launch, Kill, Cordon, Uncordon, FireAlert, ResolveAlert>;
 
 }  // namespace tt

@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "core/model/units.hpp"
+#include "core/telemetry/registry.hpp"
+#include "core/telemetry/series_recorder.hpp"
 
 namespace tt {
 
@@ -104,11 +106,31 @@ struct CheckResult {
   std::string name;
   std::string metric;
   std::string job;
+  std::string alert;
   std::string op;
   double threshold = 0;
   std::optional<double> measured;  // absent when the figure does not exist (e.g. the job never ended)
   bool passed = false;
   std::string message;
+};
+
+struct AlertRuleRecord {  // an alert rule of the scenario, as exported to alerts.rules.yml
+  std::string name;
+  std::string expr;  // PromQL over the metric names of metrics.prom
+  Seconds for_duration;
+  std::string severity;
+  std::map<std::string, std::string> labels;
+  std::string summary;
+};
+
+struct AlertRecord {  // one firing of one alert instance
+  std::string name;
+  std::string severity;
+  std::map<std::string, std::string> labels;  // the series' labels and the rule's labels
+  double value = 0;                           // when it fired
+  Seconds active_since;                       // its condition held since then (pending)
+  Seconds fired_at;
+  std::optional<Seconds> resolved_at;         // absent: still firing at the end
 };
 
 struct RunRecord {
@@ -134,6 +156,13 @@ struct RunRecord {
   double ettr = 0;  // GPU-weighted over jobs that started
   std::vector<std::string> drained_nodes;
   std::map<std::string, int> faults_injected;  // by fault kind, ground truth seen by the controller
+  std::vector<Seconds> fault_times;            // each distinct time a fault reached the controller, in order
+  // Telemetry (core/telemetry): the metrics' current values (final after finish()), their sampled series, the
+  // alert rules and every firing.
+  MetricRegistry metrics;
+  TelemetrySeries telemetry;
+  std::vector<AlertRuleRecord> alert_rules;
+  std::vector<AlertRecord> alerts;
 
   bool all_checks_passed() const;
 };

@@ -1,6 +1,7 @@
 #include "core/io/scenario_reader.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cfloat>
 #include <climits>
 #include <filesystem>
@@ -12,6 +13,8 @@
 #include "core/fault/fault_kind.hpp"
 #include "core/io/json_reader.hpp"
 #include "core/plan/nccl_settings.hpp"
+#include "core/telemetry/alert_expr.hpp"
+#include "core/telemetry/metric_catalogue.hpp"
 
 namespace tt {
 namespace {
@@ -682,11 +685,131 @@ constexpr MetricInfo kMetrics[] = {
     {"cluster.false_failures", ValueKind::Count},
     {"cluster.lost_gpu_hours", ValueKind::NonNegative},
     {"cluster.drained_nodes", ValueKind::Count},
+    {"alert.firings", ValueKind::Count},
+    {"alert.time_to_fire", ValueKind::Duration},
+    {"alert.max_time_to_fire", ValueKind::Duration},
 };
 
 constexpr CheckOp kOps[] = {CheckOp::Le, CheckOp::Lt, CheckOp::Ge, CheckOp::Gt, CheckOp::Eq};
 
-std::vector<CheckSpec> read_checks(JsonObject& root, const std::vector<JobSpec>& jobs) {
+// --- telemetry and alerts ------------------------------------------------------------------------------------
+
+TelemetryOptions read_telemetry(JsonObject& root) {
+  TelemetryOptions t;
+  if (!present(root, "telemetry")) return t;
+  auto o = open_child(root, "telemetry", {"interval", "node_series"});
+  t.interval = opt_positive_seconds(o, "interval").value_or(t.interval);
+  t.node_series = o.opt_boolean("node_series").value_or(t.node_series);
+  o.finish();
+  return t;
+}
+
+bool is_prometheus_name(const std::string& s, bool colons) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [&](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || (colons && c == ':');
+  });
+}
+
+// The metric must be in the catalogue and each matcher must name one of its labels.
+void check_condition(JsonObject& o, const std::string& metric_key, const std::string& labels_key,
+                     const AlertCondition& c) {
+  const metric::Info* info = metric::find(c.metric);
+  const std::vector<std::string> names = metric::names();
+  if (!info)
+    o.fail(metric_key, "a metric of traintwin's catalogue (" + list_names(names, names.size()) + "), found " +
+                           in_quotes(c.metric) + suggestion(c.metric, names));
+  std::vector<std::string> labels(info->labels.begin(), info->labels.end());
+  for (const auto& m : c.matchers)
+    if (std::find(labels.begin(), labels.end(), m.name) == labels.end())
+      o.fail(labels_key, "label matchers on the labels of " + c.metric + " (" +
+                             (labels.empty() ? std::string("it has none") : list_names(labels)) + "), found " +
+                             in_quotes(m.name) + suggestion(m.name, labels));
+}
+
+std::vector<AlertSpec> read_alerts(JsonObject& root) {
+  std::vector<AlertSpec> alerts;
+  if (!present(root, "alerts")) return alerts;
+  std::map<std::string, std::string> seen;
+  for (const auto& [v, ptr] : root.array("alerts", /*allow_empty=*/true)) {
+    auto o = open(*v, root.file(), ptr,
+                  {"name", "expr", "metric", "match", "aggregation", "op", "threshold", "for", "severity", "labels",
+                   "summary"});
+    AlertSpec a;
+    a.name = o.str("name");
+    if (!is_prometheus_name(a.name, false))
+      o.fail("name", "an alert name of letters, digits and underscores, not starting with a digit, found " +
+                         in_quotes(a.name));
+    if (auto it = seen.find(a.name); it != seen.end())
+      o.fail("name", "an alert name not used by an earlier alert; " + in_quotes(a.name) + " is already " + it->second);
+    seen.emplace(a.name, ptr);
+    const bool has_expr = o.has("expr"), has_metric = o.has("metric");
+    if (has_expr == has_metric)
+      o.fail_here(R"(either "expr" (a PromQL condition such as "sum(traintwin_nodes_down) > 0") or the structured )"
+                  R"(form "metric", "match", "aggregation", "op", "threshold"; )" +
+                  std::string(has_expr ? "found both" : "found neither"));
+    if (has_expr) {
+      for (const char* k : {"match", "aggregation", "op", "threshold"})
+        if (o.has(k)) o.fail(k, "no \"" + std::string(k) + R"(" beside "expr" (it belongs to the structured form))");
+      for (const char* k : {"metric", "match", "aggregation", "op", "threshold"}) present(o, k);
+      std::string text = o.str("expr"), error;
+      auto c = parse_alert_expr(text, error);
+      if (!c) o.fail("expr", "a condition AGG(metric{label=\"value\"}) OP NUMBER (AGG optional: sum, max, min, avg, "
+                             "count; OP: <, <=, >, >=, ==, !=); " + error + " in " + in_quotes(text));
+      a.condition = std::move(*c);
+      check_condition(o, "expr", "expr", a.condition);
+    } else {
+      present(o, "expr");
+      a.condition.metric = o.str("metric");
+      if (present(o, "match")) {
+        const Json& m = o.raw("match");
+        if (!m.is_object()) o.fail("match", "an object of label names to values, found " + std::string(m.type_name()));
+        for (auto it = m.begin(); it != m.end(); ++it) {
+          if (!it->is_string())
+            throw InputError(root.file(), o.child_pointer("match") + "/" + pointer_escape(it.key()),
+                             "a label value (a string), found " + std::string(it->type_name()));
+          a.condition.matchers.push_back({it.key(), true, it->get<std::string>()});
+        }
+      }
+      if (present(o, "aggregation")) {
+        const std::vector<std::string> aggs = {"sum", "max", "min", "avg", "count"};
+        a.condition.aggregation = static_cast<Aggregation>(choice(o, "aggregation", aggs, "an aggregation") + 1);
+      }
+      const std::vector<std::string> ops = {"<", "<=", ">", ">=", "==", "!="};
+      a.condition.op = static_cast<CompareOp>(choice(o, "op", ops, "a comparison"));
+      a.condition.threshold = o.number("threshold", -DBL_MAX, DBL_MAX);
+      check_condition(o, "metric", "match", a.condition);
+    }
+    if (present(o, "for")) {
+      a.for_duration = o.seconds("for");
+      if (a.for_duration.value < 0) o.fail("for", "a duration of zero or more, e.g. \"1m\"");
+    }
+    const std::vector<std::string> severities = {"info", "warning", "critical"};
+    a.severity = present(o, "severity") ? severities[choice(o, "severity", severities, "a severity")] : "warning";
+    if (present(o, "labels")) {
+      const Json& l = o.raw("labels");
+      if (!l.is_object()) o.fail("labels", "an object of label names to values, found " + std::string(l.type_name()));
+      for (auto it = l.begin(); it != l.end(); ++it) {
+        const std::string lp = o.child_pointer("labels") + "/" + pointer_escape(it.key());
+        if (!is_prometheus_name(it.key(), false) || it.key().rfind("__", 0) == 0 || it.key() == "alertname" ||
+            it.key() == "severity")
+          throw InputError(root.file(), lp,
+                           "a label name of letters, digits and underscores, not starting with a digit or \"__\", "
+                           "and neither \"alertname\" nor \"severity\" (set by the rule), found " +
+                               in_quotes(it.key()));
+        if (!it->is_string()) throw InputError(root.file(), lp, "a label value (a string)");
+        a.labels[it.key()] = it->get<std::string>();
+      }
+    }
+    a.summary = o.opt_str("summary").value_or("");
+    o.finish();
+    alerts.push_back(std::move(a));
+  }
+  return alerts;
+}
+
+std::vector<CheckSpec> read_checks(JsonObject& root, const std::vector<JobSpec>& jobs,
+                                   const std::vector<AlertSpec>& alerts) {
   std::vector<CheckSpec> checks;
   if (!present(root, "checks")) return checks;
   std::vector<std::string> metric_names, job_names, op_names;
@@ -696,7 +819,7 @@ std::vector<CheckSpec> read_checks(JsonObject& root, const std::vector<JobSpec>&
   std::map<std::string, std::string> seen;
 
   for (const auto& [v, ptr] : root.array("checks", /*allow_empty=*/true)) {
-    auto o = open(*v, root.file(), ptr, {"name", "metric", "job", "op", "value"});
+    auto o = open(*v, root.file(), ptr, {"name", "metric", "job", "alert", "op", "value"});
     CheckSpec c;
     auto name = o.opt_str("name");
     c.metric = o.str("metric");
@@ -712,7 +835,19 @@ std::vector<CheckSpec> read_checks(JsonObject& root, const std::vector<JobSpec>&
         o.fail("job", "the name of one of the scenario's jobs (" + list_names(job_names) + "); " + in_quotes(c.job) +
                           " is not one" + suggestion(c.job, job_names));
     } else if (present(o, "job")) {
-      o.fail("job", "no \"job\" for the cluster-wide metric " + in_quotes(c.metric) + " (only job.* metrics take one)");
+      o.fail("job", "no \"job\" for the metric " + in_quotes(c.metric) + " (only job.* metrics take one)");
+    }
+    const bool per_alert = c.metric.rfind("alert.", 0) == 0;
+    if (per_alert) {
+      std::vector<std::string> alert_names;
+      for (const auto& a : alerts) alert_names.push_back(a.name);
+      c.alert = o.str("alert");
+      if (std::find(alert_names.begin(), alert_names.end(), c.alert) == alert_names.end())
+        o.fail("alert", "the name of one of the scenario's alert rules (" +
+                            (alert_names.empty() ? std::string("it has none") : list_names(alert_names)) + "); " +
+                            in_quotes(c.alert) + " is not one" + suggestion(c.alert, alert_names));
+    } else if (present(o, "alert")) {
+      o.fail("alert", "no \"alert\" for the metric " + in_quotes(c.metric) + " (only alert.* metrics take one)");
     }
 
     auto op = o.str("op");
@@ -742,7 +877,8 @@ std::vector<CheckSpec> read_checks(JsonObject& root, const std::vector<JobSpec>&
     if (name) {
       c.name = *name;
     } else {
-      c.name = c.metric + (per_job ? "(" + c.job + ")" : "") + " " + op + " " + str_of(value);
+      c.name = c.metric + (per_job ? "(" + c.job + ")" : per_alert ? "(" + c.alert + ")" : "") + " " + op + " " +
+               str_of(value);
     }
     if (auto it = seen.find(c.name); it != seen.end()) {
       if (name)
@@ -840,7 +976,7 @@ Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
   auto root = open(
       doc, file, "",
       {"name", "description", "seed", "topology", "queues", "priority_classes", "scheduler", "jobs", "faults",
-       "stochastic", "recovery", "perf", "comm", "sim", "checks"});
+       "stochastic", "recovery", "perf", "comm", "sim", "telemetry", "alerts", "checks"});
   Scenario s;
   s.source_file = file;
   s.name = root.str("name");
@@ -866,7 +1002,9 @@ Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
                                               s.perf.comm.ib_retry_cnt.value_or(k.ib_retry_cnt));
   }
   s.sim = read_sim(root);
-  s.checks = read_checks(root, s.jobs);
+  s.telemetry = read_telemetry(root);
+  s.alerts = read_alerts(root);
+  s.checks = read_checks(root, s.jobs, s.alerts);
   s.topology = read_scenario_topology(root);
   root.finish();
   check_against_topology(root, s, job_sources, fault_sources);

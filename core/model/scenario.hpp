@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/model/alert_spec.hpp"
 #include "core/model/comm.hpp"
 #include "core/model/model_spec.hpp"
 #include "core/model/units.hpp"
@@ -168,11 +169,13 @@ const char* to_string(CheckOp op);
 // Metrics: job.end, job.start, job.wait, job.restarts, job.preemptions, job.ettr, job.lost_gpu_hours, job.iterations,
 //          job.failures, job.false_failures, job.flaps_survived, job.checkpoint_overhead, job.max_time_to_detect,
 //          cluster.gpu_utilization, cluster.goodput, cluster.makespan, cluster.unfinished_jobs, cluster.failures,
-//          cluster.false_failures, cluster.lost_gpu_hours, cluster.ettr, cluster.drained_nodes.
+//          cluster.false_failures, cluster.lost_gpu_hours, cluster.ettr, cluster.drained_nodes,
+//          alert.firings, alert.time_to_fire, alert.max_time_to_fire (of the alert rule named by `alert`).
 struct CheckSpec {
   std::string name;   // as shown in reports; defaults to a readable form of the check
   std::string metric;
   std::string job;    // for job.* metrics
+  std::string alert;  // for alert.* metrics: the name of one of the scenario's alert rules
   CheckOp op = CheckOp::Le;
   double value = 0;   // in SI base units (seconds, GPU-hours, ratios, counts)
 };
@@ -198,6 +201,8 @@ struct Scenario {
   RecoveryPolicy recovery;
   PerfConstants perf;
   SimOptions sim;
+  TelemetryOptions telemetry;
+  std::vector<AlertSpec> alerts;
   std::vector<CheckSpec> checks;
 };
 

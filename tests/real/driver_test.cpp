@@ -156,10 +156,10 @@ TEST_CASE("a real run serves Prometheus metrics on 127.0.0.1 while it goes", "[r
   CHECK(port > 0);
   CHECK_THAT(before, Catch::StartsWith("HTTP/1.") && Catch::Contains("200") &&
                          Catch::Contains("# TYPE traintwin_gpus_allocated gauge") &&
-                         Catch::Contains("traintwin_job_iterations_target{job=\"observed\"} 20"));
-  CHECK_THAT(during, Catch::Contains("traintwin_job_iterations{job=\"observed\"} 20") &&
+                         Catch::Contains("traintwin_job_iterations_target{job_name=\"observed\",queue=\"q\"} 20"));
+  CHECK_THAT(during, Catch::Contains("traintwin_job_iterations{job_name=\"observed\",queue=\"q\"} 20") &&
                          Catch::Contains("# TYPE traintwin_workers_live gauge") &&
-                         Catch::Contains("traintwin_job_state{job=\"second\",state=\"running\"} 1"));
+                         Catch::Contains("traintwin_job_state{job_name=\"second\",queue=\"q\",state=\"running\"} 1"));
   CHECK(tt::testing::http_get(port, "/metrics").empty());  // the endpoint is gone with the run
 }
 

@@ -1,0 +1,74 @@
+// ControllerTelemetry: the Controller's metrics, samples and alerts. After each event the Controller hands it a view
+// of its state; it updates the registry (RunRecord::metrics), evaluates the alert rules (FireAlert/ResolveAlert
+// actions, decisions and AlertRecords) and, every telemetry.interval, samples the series. Sans-IO like its owner.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+#include "core/control/events.hpp"
+#include "core/control/run_record.hpp"
+#include "core/model/scenario.hpp"
+#include "core/telemetry/alert_evaluator.hpp"
+#include "core/telemetry/series_recorder.hpp"
+
+namespace tt {
+
+struct ClusterView {
+  int gpus_allocated = 0;
+  int gpus_busy = 0;
+  int gpus_up = 0;
+  int jobs_running = 0;
+  int jobs_pending = 0;
+  int nodes_down = 0;
+};
+
+struct JobView {
+  bool placed = false;   // holds GPUs (running or stalled)
+  bool alive = false;    // placed and its processes heartbeat
+  bool pending = false;  // queued
+  Seconds enqueued;      // since when, if pending
+};
+
+class ControllerTelemetry {
+ public:
+  // Keeps references to both; the scenario must outlive it, `record` is its owner's.
+  ControllerTelemetry(const Scenario& scenario, RunRecord& record);
+
+  // Sets every series from the controller state (no alert, no sample): the Controller calls it once when built, so
+  // a live endpoint has values before the first event.
+  void refresh(Seconds now, const ClusterView& cluster, const std::function<JobView(int)>& job);
+  void fault(Seconds now);                      // a fault reached the controller (for alert.time_to_fire)
+  void network(const NetworkSample& sample);    // the driver's latest throughput per node
+  void step(Seconds now, const ClusterView& cluster, const std::function<JobView(int)>& job, std::vector<Action>& out);
+  void finish(Seconds now, const ClusterView& cluster, const std::function<JobView(int)>& job);
+
+  // When the controller must be called back: the next sample while `active` (a job holds GPUs), the moment a
+  // pending alert would fire, whichever is first.
+  std::optional<Seconds> next_deadline(bool active) const;
+  bool sample_due(Seconds now) const { return now >= next_sample_; }
+
+ private:
+  const Scenario& sc_;
+  RunRecord& rec_;
+  AlertEvaluator alerts_;
+  struct JobIds {
+    std::vector<SeriesId> state;  // one per metric::kJobStates
+    SeriesId alive, restarts, checkpoints, iterations, target, wait, memory, checkpoint_duration;
+  };
+  SeriesId gpus_allocated_, gpus_busy_, gpus_up_, busy_ratio_, jobs_running_, jobs_pending_, nodes_up_, nodes_down_,
+      cluster_network_;
+  std::vector<SeriesId> queue_length_, node_network_, alerts_firing_;
+  std::vector<JobIds> jobs_;
+  std::vector<int> job_queue_;
+  std::vector<double> job_memory_;
+  std::vector<int> queued_;  // scratch: pending jobs by queue
+  std::vector<int> open_;    // per AlertRecord index still firing, by insertion order
+  std::optional<SeriesRecorder> recorder_;
+  Seconds next_sample_;
+
+  void record_transitions(Seconds now, std::vector<Action>& out);
+};
+
+}  // namespace tt

@@ -1,0 +1,27 @@
+#include "sim/telemetry_probe.hpp"
+
+#include <simgrid/s4u/Link.hpp>
+
+namespace tt::sim {
+
+TelemetryProbe::TelemetryProbe(const Platform& platform) {
+  const Topology& topo = platform.topology();
+  node_links_.resize(topo.nodes().size());
+  for (std::size_t n = 0; n < topo.nodes().size(); ++n)
+    for (int cable : platform.node_cables(static_cast<int>(n)))
+      if (topo.link(cable).kind == LinkKind::Nic)
+        for (bool forward : {true, false}) node_links_[n].push_back(platform.link(cable, forward));
+}
+
+NetworkSample TelemetryProbe::sample() const {
+  NetworkSample s;
+  s.node_bytes_per_second.reserve(node_links_.size());
+  for (const auto& links : node_links_) {
+    double bps = 0;
+    for (const simgrid::s4u::Link* l : links) bps += l->get_usage();
+    s.node_bytes_per_second.push_back(bps);
+  }
+  return s;
+}
+
+}  // namespace tt::sim

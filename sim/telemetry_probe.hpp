@@ -1,0 +1,22 @@
+// TelemetryProbe: the network throughput of each node for the Controller's telemetry (NetworkSample), read from
+// SimGrid's link loads (s4u::Link::get_usage(): bytes/s of the flows crossing the link now) on the node's NIC cables,
+// both directions. The links are looked up once; a sample costs one get_usage() per NIC link.
+#pragma once
+
+#include <vector>
+
+#include "core/control/events.hpp"
+#include "sim/platform.hpp"
+
+namespace tt::sim {
+
+class TelemetryProbe {
+ public:
+  explicit TelemetryProbe(const Platform& platform);
+  NetworkSample sample() const;
+
+ private:
+  std::vector<std::vector<simgrid::s4u::Link*>> node_links_;  // by node
+};
+
+}  // namespace tt::sim
