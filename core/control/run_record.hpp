@@ -106,12 +106,12 @@ struct CheckResult {
   std::string name;
   std::string metric;
   std::string job;
-  std::string alert;
   std::string op;
   double threshold = 0;
   std::optional<double> measured;  // absent when the figure does not exist (e.g. the job never ended)
   bool passed = false;
   std::string message;
+  std::string alert;  // for alert.* metrics
 };
 
 struct AlertRuleRecord {  // an alert rule of the scenario, as exported to alerts.rules.yml

@@ -835,7 +835,9 @@ std::vector<CheckSpec> read_checks(JsonObject& root, const std::vector<JobSpec>&
         o.fail("job", "the name of one of the scenario's jobs (" + list_names(job_names) + "); " + in_quotes(c.job) +
                           " is not one" + suggestion(c.job, job_names));
     } else if (present(o, "job")) {
-      o.fail("job", "no \"job\" for the metric " + in_quotes(c.metric) + " (only job.* metrics take one)");
+      o.fail("job", std::string("no \"job\" for the ") +
+                        (c.metric.rfind("alert.", 0) == 0 ? "alert metric " : "cluster-wide metric ") +
+                        in_quotes(c.metric) + " (only job.* metrics take one)");
     }
     const bool per_alert = c.metric.rfind("alert.", 0) == 0;
     if (per_alert) {

@@ -175,9 +175,9 @@ struct CheckSpec {
   std::string name;   // as shown in reports; defaults to a readable form of the check
   std::string metric;
   std::string job;    // for job.* metrics
-  std::string alert;  // for alert.* metrics: the name of one of the scenario's alert rules
   CheckOp op = CheckOp::Le;
   double value = 0;   // in SI base units (seconds, GPU-hours, ratios, counts)
+  std::string alert;  // for alert.* metrics: the name of one of the scenario's alert rules
 };
 
 struct SimOptions {

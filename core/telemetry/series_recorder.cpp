@@ -32,6 +32,7 @@ void SeriesRecorder::sample(const MetricRegistry& registry, Seconds now, bool la
   if (data_.rows.size() <= max_rows_ || last) return;
   std::size_t w = 0;
   for (std::size_t r = 0; r < data_.rows.size(); r += 2, ++w) {
+    if (r == w) continue;  // a vector moved onto itself is left empty
     data_.times[w] = data_.times[r];
     data_.rows[w] = std::move(data_.rows[r]);
   }

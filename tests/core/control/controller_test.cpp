@@ -84,6 +84,7 @@ TEST_CASE("controller: multi-node jobs are packed into one leaf group", "[unit][
 TEST_CASE("controller: node failure is detected after the timeout and the job resumes from its checkpoint",
           "[unit][control]") {
   Scenario s = scenario(rail_cluster(2), {{"q", 16}}, {job("train", "q", 8)});
+  s.telemetry.interval = Seconds(1e9);  // no telemetry sampling among the deadlines this test reads
   Controller c(s);
   auto l = launches(c.handle(Timer{}, Seconds(0)));
   REQUIRE(l.size() == 1);
@@ -182,6 +183,7 @@ Scenario fault_scenario() {
   s.recovery.comm_timeout = Seconds(20);
   s.recovery.watchdog_timeout = Seconds(300);
   s.recovery.restart_overhead = Seconds(100);
+  s.telemetry.interval = Seconds(1e9);  // no telemetry sampling among the deadlines these tests read
   return s;
 }
 
@@ -215,7 +217,8 @@ TEST_CASE("controller: a link back before the communication timeout only slows t
   ctl.handle(JobStalled{0, 1, 10, "flap", "link_down", Detector::Communication, {3}}, Seconds(100));
   auto actions = ctl.handle(JobResumed{0, 1}, Seconds(110));
   CHECK(count<Kill>(actions) == 0);
-  CHECK_FALSE(ctl.next_deadline());
+  const auto deadline = ctl.next_deadline();
+  CHECK((!deadline || *deadline >= Seconds(1e9)));  // no detection pending, only the telemetry tick pushed away
   CHECK(ctl.record().jobs[0].flaps_survived == 1);
   CHECK(ctl.record().jobs[0].failures.empty());
   // A longer outage fails it; its link back within the restart overhead makes it a false failure.
