@@ -258,7 +258,7 @@ void alerts_section(std::ostringstream& os, const RunRecord& r) {
 
 void failures_section(std::ostringstream& os, const RunRecord& r) {
   os << "<section id=\"failures\"><h2>Failures per job</h2>";
-  if (r.failures == 0) {
+  if (std::all_of(r.jobs.begin(), r.jobs.end(), [](const JobRecord& j) { return j.failures.empty(); })) {
     os << "<p>No job failed.</p></section>";
     return;
   }

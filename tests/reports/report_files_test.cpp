@@ -14,7 +14,8 @@ TEST_CASE("write_report writes every view, byte-identical on a rerun", "[reports
   tt::write_report(tt::testing::sample_record(), b.string());
   CHECK(files.dir == a.string());
   const std::vector<std::string> names = {"report.json", "junit.xml", "report.html",  "trace.json",
-                                          "series.csv",  "jobs.csv",  "events.jsonl", "metrics.prom"};
+                                          "series.csv",  "jobs.csv",  "events.jsonl", "metrics.prom",
+                                          "alerts.rules.yml"};
   REQUIRE(files.paths.size() == names.size());
   for (std::size_t i = 0; i < names.size(); ++i) {
     INFO(names[i]);
