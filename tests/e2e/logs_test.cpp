@@ -42,16 +42,21 @@ TEST_CASE("e2e: traintwin logs filters the event log of a run", "[e2e]") {
   auto all = run_cli("logs " + dir.string());
   CHECK(all.exit_code == 0);
   CHECK(lines_of(all.output).size() == events.size());
-  CHECK_THAT(all.output, Catch::StartsWith("0:00:00.000  INFO   submit     pretrain-70b"));
+  CHECK_THAT(all.output, Catch::StartsWith("0:00:00.000  INFO   submit          pretrain-70b"));
 
-  // The crash at 1h30m under pretrain-70b: a warning, an error (detection 60 s later) and the requeue.
+  // The crash at 1h30m under pretrain-70b: a warning, two alerts (the job's heartbeat at once, NodeDown after its
+  // 30 s `for`), an error (detection 60 s later) and the requeue.
   auto warn = run_cli("logs " + dir.string() + " --level warn");
   CHECK(warn.exit_code == 0);
   auto warn_lines = lines_of(warn.output);
-  REQUIRE(warn_lines.size() == 3);
-  CHECK_THAT(warn_lines[0], Catch::StartsWith("1:30:00.000  WARN   node_down  -             n3 "));
-  CHECK_THAT(warn_lines[1], Catch::StartsWith("1:31:00.000  ERROR  detect     pretrain-70b  n0,n1,n2 +5  "));
-  CHECK_THAT(warn_lines[2], Catch::StartsWith("1:31:00.000  WARN   requeue    pretrain-70b  -  "));
+  REQUIRE(warn_lines.size() == 5);
+  CHECK_THAT(warn_lines[0], Catch::StartsWith("1:30:00.000  WARN   alert_firing  pretrain-70b  -  ") &&
+                                Catch::Contains("JobHeartbeatLost (critical)"));
+  CHECK_THAT(warn_lines[1], Catch::StartsWith("1:30:00.000  WARN   node_down     -             n3 "));
+  CHECK_THAT(warn_lines[2], Catch::StartsWith("1:30:30.000  WARN   alert_firing  -             -  ") &&
+                                Catch::Contains("NodeDown (critical)"));
+  CHECK_THAT(warn_lines[3], Catch::StartsWith("1:31:00.000  ERROR  detect        pretrain-70b  n0,n1,n2 +5  "));
+  CHECK_THAT(warn_lines[4], Catch::StartsWith("1:31:00.000  WARN   requeue       pretrain-70b  -  "));
   CHECK(lines_of(run_cli("logs " + dir.string() + " --level error").output).size() == 1);
 
   auto job = run_cli("logs " + dir.string() + " --job sft-70b --since 1h --until 1h30m");
