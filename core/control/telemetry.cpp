@@ -9,7 +9,9 @@
 namespace tt {
 namespace {
 
-constexpr std::size_t kMaxRows = 1440;  // rows kept in the sampled series: a day at 1m, a month at about 32m
+// Rows kept in the sampled series: a day at 1m; past that the sampling step doubles each time the table thins (a month
+// at 1m: about 5,000 samples in all, the last days every 32m).
+constexpr std::size_t kMaxRows = 1440;
 
 std::map<std::string, std::string> alert_labels(const LabelSet& series, const AlertSpec& rule) {
   std::map<std::string, std::string> out(series.begin(), series.end());
@@ -171,9 +173,9 @@ void ControllerTelemetry::step(Seconds now, const ClusterView& c, const std::fun
   record_transitions(now, out);
   if (!sample_due(now)) return;
   recorder_->sample(rec_.metrics, now);
-  const double k = std::floor(now.value / sc_.telemetry.interval.value) + 1;
-  next_sample_ = sc_.telemetry.interval * k;
-  while (next_sample_ <= now) next_sample_ += sc_.telemetry.interval;
+  const Seconds step = recorder_->step();  // grows as the recorded table thins: bounded cost on long runs
+  next_sample_ = step * (std::floor(now.value / step.value) + 1);
+  while (next_sample_ <= now) next_sample_ += step;
 }
 
 void ControllerTelemetry::finish(Seconds now, const ClusterView& c, const std::function<JobView(int)>& job) {

@@ -17,8 +17,6 @@ SeriesRecorder::SeriesRecorder(const MetricRegistry& registry, std::vector<Serie
 }
 
 void SeriesRecorder::sample(const MetricRegistry& registry, Seconds now, bool last) {
-  const long long k = samples_++;
-  if (!last && k % data_.stride != 0) return;
   if (!data_.times.empty() && data_.times.back() == now) {  // a second sample at the same time replaces the first
     data_.times.pop_back();
     data_.rows.pop_back();
