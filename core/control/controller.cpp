@@ -349,6 +349,7 @@ struct Controller::Impl {
   // The newest retained checkpoint is lost: the next restore falls back to the one before (or to the start). A job
   // already waiting to restart from it loses the difference too, charged to the failure it waits on.
   void on(const CheckpointCorrupted& e, Seconds now, std::vector<Action>&) {
+    telemetry.fault(now);
     JobRuntime& rt = jobs[e.job];
     JobRecord& jr = rec.jobs[e.job];
     const JobSpec& spec = sc.jobs[e.job];
