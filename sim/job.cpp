@@ -60,12 +60,12 @@ class JobActor {
     try {
       sg4::this_actor::sleep_for(l_.startup.value);
       r_.phase = JobRun::Phase::Training;
-      w_.cluster_changed();
+      w_.cluster_changed(&r_.cables);
       r_.iterations = l_.start_iteration;
       if (!run_training()) return;
       w_.post(JobCompleted{l_.job, l_.attempt});
       r_.phase = JobRun::Phase::Completed;
-      w_.cluster_changed();
+      w_.cluster_changed(&r_.cables);
     } catch (const simgrid::ForcefulKillException&) {
       throw;
     } catch (...) {
@@ -113,7 +113,7 @@ class JobActor {
     w_.post(JobStalled{l_.job, l_.attempt, r_.iterations, cause, r_.fault_kind, Detector::Communication,
                        r_.blocked_on});
     stop_load();
-    w_.cluster_changed();
+    w_.cluster_changed(&r_.cables);
     auto up = [&] {
       return std::all_of(r_.blocked_on.begin(), r_.blocked_on.end(),
                          [&](int c) { return w_.platform.cable_is_up(c); });
@@ -131,7 +131,7 @@ class JobActor {
     r_.inflight.cancelled = false;
     r_.inflight.waiting.clear();
     w_.post(JobResumed{l_.job, l_.attempt});
-    w_.cluster_changed();
+    w_.cluster_changed(&r_.cables);
   }
 
   void stall(const std::string& cause) {
@@ -140,7 +140,7 @@ class JobActor {
     w_.post(JobStalled{l_.job, l_.attempt, r_.iterations, cause, r_.fault_kind.empty() ? "unknown" : r_.fault_kind,
                        deadlock ? Detector::Watchdog : Detector::Heartbeat});
     stop_load();
-    w_.cluster_changed();
+    w_.cluster_changed(&r_.cables);
   }
 
   void train() {
@@ -151,6 +151,13 @@ class JobActor {
       const std::int64_t checkpoint_at = every > 0 ? (r_.iterations / every + 1) * every : total;
       const std::int64_t boundary = std::min(checkpoint_at, total);
       while (r_.iterations < boundary) {
+        if (w_.scenario.sim.fast_forward && !r_.dirty && r_.iteration_time > 0) {
+          // Nothing that shares a cable with the job changed since it measured (a checkpoint came between): the
+          // measured pace still holds.
+          fast_forward(boundary, r_.iteration_time);
+          continue;
+        }
+        r_.dirty = false;
         const std::int64_t k = std::min(measure, boundary - r_.iterations);
         const double t0 = now();
         for (std::int64_t i = 0; i < k; ++i) {
@@ -168,15 +175,12 @@ class JobActor {
 
   void iteration() {
     if (r_.fault) throw Stalled{*r_.fault};  // struck while it could not be interrupted (startup)
-    std::vector<sg4::ActivityPtr> execs;
-    const double flops = l_.plan.compute.value * r_.hosts.front()->get_speed();
-    for (std::size_t i = 0; i < r_.hosts.size(); ++i)  // a straggler needs more of its nominal flops
-      execs.push_back(sg4::Exec::init()
-                          ->set_flops_amount(flops / w_.gpu_speed[l_.gpus[i]])
-                          ->set_host(r_.hosts[i])
-                          ->start());
-    r_.inflight.started += static_cast<long long>(execs.size());
-    wait_all(execs, r_.inflight);
+    // A GPU runs one job, so its compute takes exactly flops / speed: one timed wait for the slowest rank (a straggler
+    // needs more of its nominal flops) instead of an exec per GPU. strike() wakes it like a fast-forward.
+    double slowest = 0;
+    for (int gpu : l_.gpus) slowest = std::max(slowest, l_.plan.compute.value / w_.gpu_speed[gpu]);
+    ++r_.inflight.started;
+    if (wait_until(now() + slowest, false) == Wake::Fault) throw Stalled{*r_.fault};
     for (const FlowStep& s : r_.steps) run_step(s, r_.inflight);
   }
 
@@ -290,7 +294,13 @@ JobRun& start_job(World& w, Launch launch) {
     for (const FlowGroup& g : r.steps.back().groups)
       for (const Flow& f : g.flows) per_pair[{f.from, f.to}] += f.bytes;
   }
-  for (const auto& [pair, bytes] : per_pair) r.load_edges.push_back(LoadEdge{pair.first, pair.second, bytes});
+  for (const auto& [pair, bytes] : per_pair) {
+    r.load_edges.push_back(LoadEdge{pair.first, pair.second, bytes});
+    const Route& route = w.platform.route(pair.first, pair.second);
+    r.cables.insert(r.cables.end(), route.cables.begin(), route.cables.end());
+  }
+  std::sort(r.cables.begin(), r.cables.end());
+  r.cables.erase(std::unique(r.cables.begin(), r.cables.end()), r.cables.end());
   if (sg4::Host* storage = w.platform.storage())
     for (int gpu : l.plan.checkpoint_writers) {
       Flow f{w.platform.gpu(gpu), storage, l.plan.checkpoint_bytes_per_writer.value, nullptr};
@@ -371,7 +381,7 @@ void kill_job(World& w, JobRun& r) {
   else
     r.actor->kill();
   if (r.load) r.load->stop();
-  if (was_training) w.cluster_changed();
+  if (was_training) w.cluster_changed(&r.cables);
 }
 
 }  // namespace tt::sim

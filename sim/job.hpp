@@ -35,6 +35,8 @@ struct JobRun {
   std::vector<FlowStep> steps;
   FlowGroup checkpoint;                    // one flow per writer to the storage host
   std::vector<LoadEdge> load_edges;
+  std::vector<int> cables;                 // every cable its iteration flows cross (sorted): World::cluster_changed()
+  bool dirty = true;                       // a change that may alter its pace happened since it last measured
   Phase phase = Phase::Starting;
   bool checkpointing = false;              // writing a checkpoint now (its routes to storage are in use)
   std::optional<std::string> fault;        // set by strike(): the attempt stalls with this cause
