@@ -6,7 +6,7 @@
 // second, SimGrid activities, controller events, jobs and failures, and how wall time grows with size.
 // Goal (issue 8): the full size in at most 60 s and 2 GiB on one core. Never fails on time.
 //
-//   bench_fleet [--scale 0.25|0.5|1] [--days D] [--seed S] [--no-fast-forward] [--json]
+//   bench_fleet [--scale 0.25|0.5|1] [--days D] [--seed S] [--no-fast-forward] [--progress] [--json]
 #include <sys/resource.h>
 
 #include <chrono>
@@ -32,6 +32,7 @@ struct Options {
   std::uint64_t seed = 2024;
   bool fast_forward = true;
   bool json = false;
+  bool progress = false;  // simulated time on stderr as it runs
 };
 
 // The scenario as a document, so that it is validated by the same reader as a file.
@@ -120,7 +121,12 @@ std::string run_one(double scale, const Options& o) {
   Scenario s = read_scenario(fleet_document(scale, o), "bench/fleet");
   const double read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   Controller controller(s);
-  sim::RunStats stats = sim::run(s, controller);
+  sim::RunOptions run_options;
+  if (o.progress)
+    run_options.on_progress = [](const sim::Progress& p) {
+      std::fprintf(stderr, "t=%.0f s, %lld events, %.1f s wall\n", p.now.value, p.controller_events, p.wall_seconds);
+    };
+  sim::RunStats stats = sim::run(s, controller, run_options);
   const RunRecord& r = controller.record();
   long finished = 0;
   for (const auto& j : r.jobs) finished += j.end.has_value();
@@ -155,8 +161,9 @@ int main(int argc, char** argv) {
     else if (arg("--seed")) o.seed = std::stoull(argv[++i]);
     else if (std::strcmp(argv[i], "--no-fast-forward") == 0) o.fast_forward = false;
     else if (std::strcmp(argv[i], "--json") == 0) o.json = true;
+    else if (std::strcmp(argv[i], "--progress") == 0) o.progress = true;
     else {
-      std::fprintf(stderr, "usage: bench_fleet [--scale X] [--days D] [--seed S] [--no-fast-forward] [--json]\n");
+      std::fprintf(stderr, "usage: bench_fleet [--scale X] [--days D] [--seed S] [--no-fast-forward] [--progress] [--json]\n");
       return 2;
     }
   }

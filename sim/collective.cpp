@@ -113,7 +113,7 @@ std::vector<double> run_phased(const FlowStep& step, InFlight& inflight, double 
   } catch (const simgrid::ForcefulKillException&) {
     throw;
   } catch (...) {
-    for (auto& a : pending) a->cancel();
+    for (auto& a : pending) cancel_unless_over(*a);
     inflight.waiting.clear();
     throw;
   }
