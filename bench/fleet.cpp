@@ -47,14 +47,15 @@ Json fleet_document(double scale, const Options& o) {
     Json qs = {{"name", names[i]},
                {"gpu_quota", static_cast<int>(share[i] * gpus) / 8 * 8},
                {"cohort", "fleet"},
-               {"preemption", {{"within_queue", "LowerPriority"}, {"reclaim_within_cohort", i < 2 ? "Any" : "LowerPriority"}}}};
+               {"preemption",
+                {{"within_queue", "LowerPriority"}, {"reclaim_within_cohort", i < 2 ? "Any" : "LowerPriority"}}}};
     if (i == 3) qs["borrowing_limit"] = gpus / 4;
     q.push_back(qs);
   }
   // Sizes: many 8-64 GPU jobs, a few of 512-2048 (scaled down with the cluster).
   Json sizes = Json::array();
-  const std::pair<int, double> mix[] = {{8, 40},   {16, 20},  {32, 15},  {64, 12},  {128, 6},
-                                        {256, 4},  {512, 2},  {1024, 0.7}, {2048, 0.3}};
+  const std::pair<int, double> mix[] = {{8, 40},  {16, 20}, {32, 15},    {64, 12},   {128, 6},
+                                        {256, 4}, {512, 2}, {1024, 0.7}, {2048, 0.3}};
   for (const auto& [g, w] : mix) {
     const int capped = std::min(g, gpus / 2);
     sizes.push_back({{"gpus", capped}, {"weight", w}});
@@ -156,14 +157,21 @@ int main(int argc, char** argv) {
   Options o;
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
-    if (arg("--scale")) o.scales = {std::stod(argv[++i])};
-    else if (arg("--days")) o.days = std::stod(argv[++i]);
-    else if (arg("--seed")) o.seed = std::stoull(argv[++i]);
-    else if (std::strcmp(argv[i], "--no-fast-forward") == 0) o.fast_forward = false;
-    else if (std::strcmp(argv[i], "--json") == 0) o.json = true;
-    else if (std::strcmp(argv[i], "--progress") == 0) o.progress = true;
+    if (arg("--scale"))
+      o.scales = {std::stod(argv[++i])};
+    else if (arg("--days"))
+      o.days = std::stod(argv[++i]);
+    else if (arg("--seed"))
+      o.seed = std::stoull(argv[++i]);
+    else if (std::strcmp(argv[i], "--no-fast-forward") == 0)
+      o.fast_forward = false;
+    else if (std::strcmp(argv[i], "--json") == 0)
+      o.json = true;
+    else if (std::strcmp(argv[i], "--progress") == 0)
+      o.progress = true;
     else {
-      std::fprintf(stderr, "usage: bench_fleet [--scale X] [--days D] [--seed S] [--no-fast-forward] [--progress] [--json]\n");
+      std::fprintf(stderr,
+                   "usage: bench_fleet [--scale X] [--days D] [--seed S] [--no-fast-forward] [--progress] [--json]\n");
       return 2;
     }
   }
@@ -181,10 +189,9 @@ int main(int argc, char** argv) {
       std::printf(
           "scale %-4g %5d GPUs  %5d jobs (%5d done)  %4d failures  wall %7.2f s  peak RSS %6.0f MiB  speedup %9.0fx  "
           "%10lld SimGrid activities  %7lld events\n",
-          scale, r["gpus"].get<int>(), r["jobs"].get<int>(), r["jobs_finished"].get<int>(),
-          r["failures"].get<int>(), r["wall_s"].get<double>(), r["peak_rss_mib"].get<double>(),
-          r["speedup"].get<double>(), r["simgrid_activities"].get<long long>(),
-          r["controller_events"].get<long long>());
+          scale, r["gpus"].get<int>(), r["jobs"].get<int>(), r["jobs_finished"].get<int>(), r["failures"].get<int>(),
+          r["wall_s"].get<double>(), r["peak_rss_mib"].get<double>(), r["speedup"].get<double>(),
+          r["simgrid_activities"].get<long long>(), r["controller_events"].get<long long>());
     std::fflush(stdout);
   }
   Json growth = Json::array();

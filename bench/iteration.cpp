@@ -31,28 +31,28 @@ Json iteration_document(double scale) {
   const int dp = static_cast<int>(16 * scale);
   const int nodes = 8 * dp;  // tp 8 x pp 8 x dp GPUs, 8 per node
   Json doc = {{"name", "bench-iteration"},
-          {"topology",
-           {{"name", "rail-" + std::to_string(nodes) + "x8-h100"},
-            {"generator", "rail-optimized"},
-            {"gpu", "H100-SXM"},
-            {"nodes", nodes},
-            {"gpus_per_node", 8},
-            {"nic_bandwidth", "400Gbps"},
-            {"nodes_per_group", 32},
-            {"spines", 32},
-            {"oversubscription", 1},
-            {"storage", {{"bandwidth", "400GB/s"}}}}},
-          {"queues", {{{"name", "train"}, {"gpu_quota", nodes * 8}}}},
-          {"jobs",
-           {{{"name", "gpt3-175b"},
-             {"queue", "train"},
-             {"gpus", nodes * 8},
-             {"model", "gpt3-175b"},
-             {"parallel", {{"tp", 8}, {"pp", 8}, {"dp", dp}}},
-             {"iterations", 1},
-             {"global_batch", 96 * dp},
-             {"seq_len", 2048}}}},
-          {"sim", {{"measure_iterations", 1}}}};
+              {"topology",
+               {{"name", "rail-" + std::to_string(nodes) + "x8-h100"},
+                {"generator", "rail-optimized"},
+                {"gpu", "H100-SXM"},
+                {"nodes", nodes},
+                {"gpus_per_node", 8},
+                {"nic_bandwidth", "400Gbps"},
+                {"nodes_per_group", 32},
+                {"spines", 32},
+                {"oversubscription", 1},
+                {"storage", {{"bandwidth", "400GB/s"}}}}},
+              {"queues", {{{"name", "train"}, {"gpu_quota", nodes * 8}}}},
+              {"jobs",
+               {{{"name", "gpt3-175b"},
+                 {"queue", "train"},
+                 {"gpus", nodes * 8},
+                 {"model", "gpt3-175b"},
+                 {"parallel", {{"tp", 8}, {"pp", 8}, {"dp", dp}}},
+                 {"iterations", 1},
+                 {"global_batch", 96 * dp},
+                 {"seq_len", 2048}}}},
+              {"sim", {{"measure_iterations", 1}}}};
   if (nodes <= 32) doc["topology"].erase("spines");  // one leaf group: no spine layer
   return doc;
 }
@@ -80,7 +80,7 @@ std::string run_one(double scale) {
               {"gpus", s.jobs[0].gpus},
               {"dp", s.jobs[0].parallel.dp},
               {"wall_s", secs(t2, t3)},       // the run: placement, planning and simulation
-              {"plan_wall_s", secs(t1, t2)},            // planning alone (comm planner and perf model)
+              {"plan_wall_s", secs(t1, t2)},  // planning alone (comm planner and perf model)
               {"read_wall_s", secs(t0, t1)},
               {"predicted_iteration_s", plan.predicted_iteration.value},
               {"simulated_iteration_s", j.measured_iteration.value},

@@ -216,7 +216,8 @@ void expand_workload(const WorkloadSection& w, Scenario& s, const std::vector<in
     if (!model)
       throw InputError(w.file, ptr,
                        "a size that some model of \"models\" allows (within its min_gpus and max_gpus, and whose "
-                       "weights and optimizer state fit the GPUs), found " + std::to_string(g));
+                       "weights and optimizer state fit the GPUs), found " +
+                           std::to_string(g));
     bool queue = false;
     for (const auto& [name, weight] : spec.queues)
       for (std::size_t q = 0; q < s.queues.size(); ++q)

@@ -31,22 +31,22 @@ struct WorkloadModel {
 };
 
 struct WorkloadSpec {
-  double rate_per_hour = 0;          // mean arrivals per hour (before the time-of-day multiplier)
-  std::vector<double> time_of_day;   // empty, or 24 multipliers of the rate by hour of the simulated day
-  Seconds start;                     // arrivals in [start, until)
+  double rate_per_hour = 0;         // mean arrivals per hour (before the time-of-day multiplier)
+  std::vector<double> time_of_day;  // empty, or 24 multipliers of the rate by hour of the simulated day
+  Seconds start;                    // arrivals in [start, until)
   Seconds until;
-  std::optional<int> max_jobs;       // stop after this many arrivals
+  std::optional<int> max_jobs;                // stop after this many arrivals
   std::vector<std::pair<int, double>> sizes;  // (GPUs, weight)
   std::vector<WorkloadModel> models;
-  std::optional<Distribution> iterations;     // exactly one of iterations or duration
-  std::optional<Distribution> duration;       // seconds of training at the compute-only rate (see workload.cpp)
+  std::optional<Distribution> iterations;  // exactly one of iterations or duration
+  std::optional<Distribution> duration;    // seconds of training at the compute-only rate (see workload.cpp)
   std::vector<std::pair<std::string, double>> queues;            // (queue name, weight)
   std::vector<std::pair<std::string, double>> priority_classes;  // (class name, weight); empty: priority 0
   int seq_len = 4096;
-  int micro_batches = 0;             // sequences per data-parallel replica per iteration; 0: max(8, 4 x pp)
+  int micro_batches = 0;  // sequences per data-parallel replica per iteration; 0: max(8, 4 x pp)
   std::optional<Seconds> checkpoint_interval;
   bool checkpoint_async = false;
-  std::string prefix = "w";          // job names: prefix-00001, ...
+  std::string prefix = "w";  // job names: prefix-00001, ...
 };
 
 // The largest tensor-parallel degree a node allows, then the fewest pipeline stages with which weights, gradients and

@@ -1,9 +1,10 @@
+#include "core/model/workload.hpp"
+
 #include <catch2/catch.hpp>
 #include <cmath>
 
 #include "core/io/json_reader.hpp"
 #include "core/io/scenario_reader.hpp"
-#include "core/model/workload.hpp"
 
 using namespace tt;
 using nlohmann::json;
@@ -56,7 +57,8 @@ TEST_CASE("workload: the same seed expands to the same jobs, another seed to oth
     CHECK(a.jobs[i].queue == b.jobs[i].queue);
   }
   bool differs = a.jobs.size() != c.jobs.size();
-  for (std::size_t i = 0; !differs && i < a.jobs.size(); ++i) differs = a.jobs[i].submit.value != c.jobs[i].submit.value;
+  for (std::size_t i = 0; !differs && i < a.jobs.size(); ++i)
+    differs = a.jobs[i].submit.value != c.jobs[i].submit.value;
   CHECK(differs);
 }
 
@@ -136,7 +138,7 @@ TEST_CASE("workload: bad input names the JSON pointer", "[unit]") {
   };
   CHECK(error_pointer(with("/workload/arrivals/per_hour", 0)) == "/workload/arrivals/per_hour");
   CHECK(error_pointer(with("/workload/arrivals/time_of_day", json::array({1, 2}))) == "/workload/arrivals/time_of_day");
-  CHECK(error_pointer(with("/workload/sizes/1/gpus", 12)) == "/workload/sizes/1/gpus");  // not whole nodes
+  CHECK(error_pointer(with("/workload/sizes/1/gpus", 12)) == "/workload/sizes/1/gpus");   // not whole nodes
   CHECK(error_pointer(with("/workload/sizes/1/gpus", 512)) == "/workload/sizes/1/gpus");  // more than the cluster
   CHECK(error_pointer(with("/workload/models/0/preset", "llama9")) == "/workload/models/0/preset");
   CHECK(error_pointer(with("/workload/queues/1/name", "nope")) == "/workload/queues/1/name");
