@@ -7,9 +7,16 @@ namespace sg4 = simgrid::s4u;
 
 namespace tt::sim {
 
+void cancel_unless_over(sg4::Activity& a) {
+  const auto st = a.get_state();
+  if (st != sg4::Activity::State::FINISHED && st != sg4::Activity::State::FAILED &&
+      st != sg4::Activity::State::CANCELED)
+    a.cancel();
+}
+
 std::vector<double> wait_all(const std::vector<sg4::ActivityPtr>& batch, InFlight& inflight) {
   if (inflight.cancelled) {
-    for (auto& a : batch) a->cancel();
+    for (auto& a : batch) cancel_unless_over(*a);
     throw Cancelled{};
   }
   std::vector<double> finish(batch.size(), -1);
@@ -40,7 +47,7 @@ std::vector<double> wait_all(const std::vector<sg4::ActivityPtr>& batch, InFligh
   } catch (const simgrid::ForcefulKillException&) {
     throw;  // never cancel from a dying actor (kill_job() cancels rather than kills an actor that waits here)
   } catch (...) {
-    for (auto& a : pending) a->cancel();
+    for (auto& a : pending) cancel_unless_over(*a);
     inflight.waiting.clear();
     throw;
   }
@@ -50,7 +57,7 @@ std::vector<double> wait_all(const std::vector<sg4::ActivityPtr>& batch, InFligh
 
 void cancel_all(InFlight& inflight) {
   inflight.cancelled = true;
-  for (auto& a : inflight.waiting) a->cancel();
+  for (auto& a : inflight.waiting) cancel_unless_over(*a);
   inflight.waiting.clear();
 }
 

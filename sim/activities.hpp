@@ -23,4 +23,8 @@ std::vector<double> wait_all(const std::vector<simgrid::s4u::ActivityPtr>& batch
 // Stops the owner of `inflight`: cancels what it waits on; its waits throw Cancelled from now on.
 void cancel_all(InFlight& inflight);
 
+// Cancels an activity that is not over yet. Cancelling one that is over (finished, failed or cancelled) calls into a
+// kernel activity SimGrid 3.32 may already have released: the segfault of the 4,096-GPU month, 23 simulated days in.
+void cancel_unless_over(simgrid::s4u::Activity& a);
+
 }  // namespace tt::sim

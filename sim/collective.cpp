@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
 
@@ -15,12 +16,24 @@ FlowGroup compile_group(const Platform& platform, const CommGroup& group) {
   FlowGroup out;
   const auto n = static_cast<int>(group.gpus.size());
   Seconds alpha;
+  // Transfers of one phase between the same two GPUs (the channels of a ring, the chains of trees) share the same
+  // route and start together: one flow of their summed bytes (under max-min they would share the route equally).
+  std::unordered_map<std::uint64_t, std::size_t> merged;
   auto edge = [&](int a, int b, double bytes, int phase) {
     if (a == b) return;
+    const std::uint64_t key = (static_cast<std::uint64_t>(phase) << 48) ^ (static_cast<std::uint64_t>(a) << 24) ^
+                              static_cast<std::uint64_t>(b);
+    if (auto it = merged.find(key); it != merged.end()) {
+      out.flows[it->second].bytes += bytes;
+      return;
+    }
     Flow f{platform.gpu(a), platform.gpu(b), bytes, nullptr, phase};
     f.route = &platform.route(f.from, f.to);
     alpha = std::max(alpha, f.route->latency);
-    if (bytes > 0) out.flows.push_back(f);
+    if (bytes > 0) {
+      merged.emplace(key, out.flows.size());
+      out.flows.push_back(f);
+    }
   };
   if (!group.phases.empty()) {  // planned: the chosen algorithm's transfers, phase after phase
     for (std::size_t p = 0; p < group.phases.size(); ++p)
@@ -100,7 +113,7 @@ std::vector<double> run_phased(const FlowStep& step, InFlight& inflight, double 
   } catch (const simgrid::ForcefulKillException&) {
     throw;
   } catch (...) {
-    for (auto& a : pending) a->cancel();
+    for (auto& a : pending) cancel_unless_over(*a);
     inflight.waiting.clear();
     throw;
   }

@@ -60,12 +60,12 @@ class JobActor {
     try {
       sg4::this_actor::sleep_for(l_.startup.value);
       r_.phase = JobRun::Phase::Training;
-      w_.cluster_changed();
+      w_.cluster_changed(&r_.cables);
       r_.iterations = l_.start_iteration;
       if (!run_training()) return;
       w_.post(JobCompleted{l_.job, l_.attempt});
       r_.phase = JobRun::Phase::Completed;
-      w_.cluster_changed();
+      w_.cluster_changed(&r_.cables);
     } catch (const simgrid::ForcefulKillException&) {
       throw;
     } catch (...) {
@@ -99,7 +99,7 @@ class JobActor {
         if (r_.blocked_on.empty()) r_.blocked_on = down_cables(w_, r_);  // a new flow met a cable already down
         if (r_.fault_kind.empty()) r_.fault_kind = "link_down";
         if (!r_.blocked_on.empty()) {
-          wait_for_links(cause);
+          if (!wait_for_links(cause)) return false;  // killed while it waited
           continue;
         }
       }
@@ -108,21 +108,22 @@ class JobActor {
     }
   }
 
-  void wait_for_links(const std::string& cause) {
+  bool wait_for_links(const std::string& cause) {
     r_.phase = JobRun::Phase::Blocked;
     w_.post(JobStalled{l_.job, l_.attempt, r_.iterations, cause, r_.fault_kind, Detector::Communication,
                        r_.blocked_on});
     stop_load();
-    w_.cluster_changed();
+    w_.cluster_changed(&r_.cables);
     auto up = [&] {
       return std::all_of(r_.blocked_on.begin(), r_.blocked_on.end(),
                          [&](int c) { return w_.platform.cable_is_up(c); });
     };
     while (!up()) {
-      auto wake = sg4::Semaphore::create(0);  // released by World::cluster_changed(); kill_job() kills us here
+      auto wake = sg4::Semaphore::create(0);  // released by World::cluster_changed() and by kill_job()
       r_.wake = wake;
       wake->acquire();
       r_.wake = nullptr;
+      if (r_.phase == JobRun::Phase::Killed) return false;
     }
     r_.phase = JobRun::Phase::Training;
     r_.fault.reset();
@@ -131,7 +132,8 @@ class JobActor {
     r_.inflight.cancelled = false;
     r_.inflight.waiting.clear();
     w_.post(JobResumed{l_.job, l_.attempt});
-    w_.cluster_changed();
+    w_.cluster_changed(&r_.cables);
+    return true;
   }
 
   void stall(const std::string& cause) {
@@ -140,7 +142,7 @@ class JobActor {
     w_.post(JobStalled{l_.job, l_.attempt, r_.iterations, cause, r_.fault_kind.empty() ? "unknown" : r_.fault_kind,
                        deadlock ? Detector::Watchdog : Detector::Heartbeat});
     stop_load();
-    w_.cluster_changed();
+    w_.cluster_changed(&r_.cables);
   }
 
   void train() {
@@ -151,6 +153,13 @@ class JobActor {
       const std::int64_t checkpoint_at = every > 0 ? (r_.iterations / every + 1) * every : total;
       const std::int64_t boundary = std::min(checkpoint_at, total);
       while (r_.iterations < boundary) {
+        if (w_.scenario.sim.fast_forward && !r_.dirty && r_.iteration_time > 0) {
+          // Nothing that shares a cable with the job changed since it measured (a checkpoint came between): the
+          // measured pace still holds.
+          fast_forward(boundary, r_.iteration_time);
+          continue;
+        }
+        r_.dirty = false;
         const std::int64_t k = std::min(measure, boundary - r_.iterations);
         const double t0 = now();
         for (std::int64_t i = 0; i < k; ++i) {
@@ -168,15 +177,12 @@ class JobActor {
 
   void iteration() {
     if (r_.fault) throw Stalled{*r_.fault};  // struck while it could not be interrupted (startup)
-    std::vector<sg4::ActivityPtr> execs;
-    const double flops = l_.plan.compute.value * r_.hosts.front()->get_speed();
-    for (std::size_t i = 0; i < r_.hosts.size(); ++i)  // a straggler needs more of its nominal flops
-      execs.push_back(sg4::Exec::init()
-                          ->set_flops_amount(flops / w_.gpu_speed[l_.gpus[i]])
-                          ->set_host(r_.hosts[i])
-                          ->start());
-    r_.inflight.started += static_cast<long long>(execs.size());
-    wait_all(execs, r_.inflight);
+    // A GPU runs one job, so its compute takes exactly flops / speed: one timed wait for the slowest rank (a straggler
+    // needs more of its nominal flops) instead of an exec per GPU. strike() wakes it like a fast-forward.
+    double slowest = 0;
+    for (int gpu : l_.gpus) slowest = std::max(slowest, l_.plan.compute.value / w_.gpu_speed[gpu]);
+    ++r_.inflight.started;
+    if (wait_until(now() + slowest, false) == Wake::Fault) throw Stalled{*r_.fault};
     for (const FlowStep& s : r_.steps) run_step(s, r_.inflight);
   }
 
@@ -193,7 +199,16 @@ class JobActor {
   // counts once its write is done; a new one waits for the previous write.
   void checkpoint_async() {
     if (r_.writer) {
-      r_.writer->join();
+      // Not Actor::join(): SimGrid 3.32 answers a joiner killed meanwhile (a preemption or a failure) when the joined
+      // actor ends, and crashes in simcall_handle. The writer releases our wake semaphore instead (kill_job drops it).
+      while (!r_.writer_done) {
+        auto wake = sg4::Semaphore::create(0);
+        r_.wake = wake;
+        wake->acquire();
+        r_.wake = nullptr;
+        if (r_.phase == JobRun::Phase::Killed) throw Cancelled{};
+        if (r_.fault) throw Stalled{*r_.fault};
+      }
       r_.writer = nullptr;
     }
     const double t0 = now();
@@ -201,9 +216,17 @@ class JobActor {
     const std::int64_t iteration = r_.iterations;
     const double stall = now() - t0;
     r_.writer_inflight = InFlight{};
+    r_.writer_done = false;
     World& w = w_;
     JobRun& r = r_;
     r_.writer = sg4::Actor::create("ckpt/" + r_.name, w_.platform.mgmt(), [&w, &r, iteration, stall, t0] {
+      struct Done {  // however the write ends
+        JobRun& r;
+        ~Done() {
+          r.writer_done = true;
+          if (r.wake) r.wake->release();
+        }
+      } done{r};
       try {
         run_step(FlowStep{"checkpoint", {r.checkpoint}}, r.writer_inflight);
         if (r.phase == JobRun::Phase::Training || r.phase == JobRun::Phase::Completed)
@@ -257,6 +280,7 @@ class JobActor {
       r_.wake = wake;
       const bool timed_out = wake->acquire_timeout(std::max(0.0, until - now()));
       r_.wake = nullptr;
+      if (r_.phase == JobRun::Phase::Killed) throw Cancelled{};  // kill_job() woke us: unwind and end
       if (r_.fault) return Wake::Fault;
       if (timed_out || now() >= until) return Wake::Reached;
       if (interruptible) return Wake::Changed;
@@ -290,7 +314,27 @@ JobRun& start_job(World& w, Launch launch) {
     for (const FlowGroup& g : r.steps.back().groups)
       for (const Flow& f : g.flows) per_pair[{f.from, f.to}] += f.bytes;
   }
-  for (const auto& [pair, bytes] : per_pair) r.load_edges.push_back(LoadEdge{pair.first, pair.second, bytes});
+  // A cable with a GPU at one end (NVLink, the GPU's NIC) carries only the traffic of the job that holds the GPU: only
+  // pairs whose route crosses a switch-to-switch cable can slow another job down, so only they get a fast-forward load
+  // and only those cables make the job's footprint.
+  const Topology& topo = w.platform.topology();
+  auto shared = [&](int cable) {
+    const EdgeId e = topo.edges()[cable];
+    return topo.graph()[boost::source(e, topo.graph())].kind != VertexKind::Gpu &&
+           topo.graph()[boost::target(e, topo.graph())].kind != VertexKind::Gpu;
+  };
+  for (const auto& [pair, bytes] : per_pair) {
+    const Route& route = w.platform.route(pair.first, pair.second);
+    bool crosses = false;
+    for (int cable : route.cables)
+      if (shared(cable)) {
+        r.cables.push_back(cable);
+        crosses = true;
+      }
+    if (crosses) r.load_edges.push_back(LoadEdge{pair.first, pair.second, bytes});
+  }
+  std::sort(r.cables.begin(), r.cables.end());
+  r.cables.erase(std::unique(r.cables.begin(), r.cables.end()), r.cables.end());
   if (sg4::Host* storage = w.platform.storage())
     for (int gpu : l.plan.checkpoint_writers) {
       Flow f{w.platform.gpu(gpu), storage, l.plan.checkpoint_bytes_per_writer.value, nullptr};
@@ -355,23 +399,25 @@ void kill_job(World& w, JobRun& r) {
     return;
   }
   const bool was_training = r.phase == JobRun::Phase::Training;
-  if (r.phase == JobRun::Phase::Blocked) {         // it waits on a semaphore for its links
-    r.phase = JobRun::Phase::Killed;
-    r.wake = nullptr;
-    r.actor->kill();
-    return;
-  }
   r.phase = JobRun::Phase::Killed;
-  r.wake = nullptr;
-  // An actor killed inside a wait on several activities gets woken again by the others once they end (SimGrid 3.32
-  // reschedules the dead actor: "The Impossible Did Happen"). So one that waits on activities is stopped by cancelling
-  // them: it wakes with an exception, sees Killed and returns. One that sleeps is simply killed.
-  if (!r.inflight.waiting.empty())
+  // SimGrid 3.32 mishandles an actor killed in some waits: one killed inside a wait on several activities gets woken
+  // again by the others ("The Impossible Did Happen"), and one killed inside a timed semaphore acquisition leaves the
+  // acquisition's timer to fire later into freed memory (a segfault weeks of simulated time later: the fleet month
+  // crash). So an actor that waits on activities is stopped by cancelling them, and one that waits on its semaphore
+  // (fast-forward, compute, links, a previous checkpoint write) by releasing it: it wakes, sees Killed and returns.
+  // Only one in a plain sleep (startup, snapshot, a step's latency) is killed.
+  if (!r.inflight.waiting.empty()) {
+    r.wake = nullptr;
     cancel_all(r.inflight);
-  else
+  } else if (r.wake) {
+    auto wake = std::move(r.wake);
+    r.wake = nullptr;
+    wake->release();
+  } else {
     r.actor->kill();
+  }
   if (r.load) r.load->stop();
-  if (was_training) w.cluster_changed();
+  if (was_training) w.cluster_changed(&r.cables);
 }
 
 }  // namespace tt::sim

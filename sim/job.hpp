@@ -6,7 +6,8 @@
 // Fast-forward: after `measure_iterations` explicit iterations measured at T each, the job advances to its next
 // checkpoint (or its end) in one timed wait. A cluster change (World::cluster_changed) interrupts the wait: the job
 // finishes the iteration in flight at T, credits the iterations done, and measures again (or stalls if a resource it
-// uses went down). Meanwhile one flow per ring edge, capped at that edge's average rate, keeps its load visible.
+// uses went down). Meanwhile one flow per GPU pair whose route crosses a switch-to-switch cable, capped at the pair's
+// average rate, keeps its load visible to other jobs (cables at a GPU carry only the traffic of the GPU's job).
 #pragma once
 
 #include <cstdint>
@@ -35,6 +36,8 @@ struct JobRun {
   std::vector<FlowStep> steps;
   FlowGroup checkpoint;                    // one flow per writer to the storage host
   std::vector<LoadEdge> load_edges;
+  std::vector<int> cables;                 // switch-to-switch cables its iteration flows cross (sorted): its footprint
+  bool dirty = true;                       // a change that may alter its pace happened since it last measured
   Phase phase = Phase::Starting;
   bool checkpointing = false;              // writing a checkpoint now (its routes to storage are in use)
   std::optional<std::string> fault;        // set by strike(): the attempt stalls with this cause
@@ -43,6 +46,7 @@ struct JobRun {
   bool hang = false;                       // ... a hang: it stops without dying (the watchdog notices)
   InFlight writer_inflight;                // the async checkpoint write in progress, if any
   simgrid::s4u::ActorPtr writer;
+  bool writer_done = true;                 // the writer's write ended (it then releases `wake`)
   std::int64_t iterations = 0;             // absolute iterations completed (before the fast-forward in progress)
   double iteration_time = 0;               // latest measured (s)
   double ff_start = -1;                    // the fast-forward in progress: its start (s), -1 when none

@@ -2,7 +2,7 @@
 // at the pair's average rate over an iteration, so that jobs measuring meanwhile still see the contention.
 // Direct host-to-host comms ignore Comm::set_rate in SimGrid 3.32, so capped flows go through mailboxes between a
 // sender actor on each source GPU and a receiver actor on each destination GPU. Flows are sized to end with an
-// uninterrupted fast-forward; stop() cancels what is left (an interruption) and kills actors that had not started.
+// uninterrupted fast-forward; stop() cancels what is left (an interruption); actors that had not started then return.
 #pragma once
 
 #include <memory>

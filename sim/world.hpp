@@ -1,8 +1,10 @@
 // World: what the driver's actors share inside one simulation (SimGrid actors are cooperative: no data races, and
 // no s4u Mutex may be held by an actor that can be killed, so only the controller actor ever locks one).
 // Jobs and faults post events with post(); the controller actor waits for them on `events_cv` with a deadline.
-// cluster_changed() counts a change (a job started or ended, a fault or a repair) and wakes every fast-forwarding job,
-// each waiting on its own semaphore (a ConditionVariable needs a Mutex, which a killed waiter would leave locked).
+// cluster_changed() counts a change (a job started or ended, a fault or a repair) and wakes the fast-forwarding jobs it
+// may slow down or speed up, each waiting on its own semaphore (a ConditionVariable needs a Mutex, which a killed
+// waiter would leave locked): after a fault or repair every job (routes may move); after a job's change only the jobs
+// whose iteration flows share a cable with it (a contention change further away is second order: not re-measured).
 #pragma once
 
 #include <cstdint>
@@ -47,7 +49,10 @@ struct World {
     events.push_back(std::move(e));
     events_cv->notify_all();
   }
-  void cluster_changed();
+  // `footprint`: the cables of the job that changed (JobRun::cables); nullptr: wake every job.
+  void cluster_changed(const std::vector<int>* footprint = nullptr);
+  std::vector<std::uint32_t> cable_mark;  // scratch for cluster_changed(): cables of the change, by stamp
+  std::uint32_t mark_stamp = 0;
   void fail(std::string actor, std::exception_ptr e) {
     if (!error) {
       error = std::move(e);

@@ -12,6 +12,7 @@
 #include "core/fault/detection.hpp"
 #include "core/fault/fault_kind.hpp"
 #include "core/io/json_reader.hpp"
+#include "core/io/workload_reader.hpp"
 #include "core/plan/nccl_settings.hpp"
 #include "core/telemetry/alert_expr.hpp"
 #include "core/telemetry/metric_catalogue.hpp"
@@ -296,6 +297,7 @@ std::vector<JobSpec> read_jobs(JsonObject& root, const std::vector<QueueSpec>& q
   for (const auto& q : queues) queue_names.push_back(q.name);
   std::vector<JobSpec> jobs;
   std::map<std::string, std::string> seen;
+  if (!root.has("jobs") && root.has("workload")) return jobs;  // every job generated (see workload_reader.hpp)
   for (const auto& [v, ptr] : root.array("jobs")) {
     auto o = open(*v, root.file(), ptr,
                   {"name", "queue", "priority", "priority_class", "submit", "gpus", "model", "parallel", "iterations",
@@ -978,7 +980,7 @@ Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
   auto root = open(
       doc, file, "",
       {"name", "description", "seed", "topology", "queues", "priority_classes", "scheduler", "jobs", "faults",
-       "stochastic", "recovery", "perf", "comm", "sim", "telemetry", "alerts", "checks"});
+       "stochastic", "recovery", "perf", "comm", "sim", "telemetry", "alerts", "checks", "workload"});
   Scenario s;
   s.source_file = file;
   s.name = root.str("name");
@@ -991,6 +993,8 @@ Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
   s.scheduler = read_scheduler(root);
   std::vector<JobSource> job_sources;
   s.jobs = read_jobs(root, s.queues, s.priority_classes, job_sources);
+  if (!root.has("jobs")) root.opt_str("jobs");
+  const std::optional<WorkloadSection> workload = read_workload(root, s.queues, s.priority_classes);
   std::vector<FaultSource> fault_sources;
   s.faults = read_faults(root, fault_sources);
   s.stochastic = read_stochastic(root);
@@ -1010,6 +1014,11 @@ Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
   s.topology = read_scenario_topology(root);
   root.finish();
   check_against_topology(root, s, job_sources, fault_sources);
+  if (workload) {
+    std::vector<int> capacity;
+    for (const auto& q : s.queues) capacity.push_back(max_usable(s.queues, q));
+    expand_workload(*workload, s, capacity);
+  }
   for (auto& f : s.faults)
     if (f.kind == FaultKind::StorageSlow && f.target.empty()) f.target = s.topology.graph()[s.topology.storage()].name;
   if (!s.stochastic.catalogue.empty()) {

@@ -79,26 +79,17 @@ const CommPlanner::Route& CommPlanner::route(int from, int to) const {
   if (it != routes_.end()) return it->second;
   const auto& g = topo_.graph();
   const VertexId src = gpu_vertex(topo_, from), dst = gpu_vertex(topo_, to);
-  std::vector<int> dist(boost::num_vertices(g), -1);
-  std::vector<VertexId> queue{dst};
-  dist[dst] = 0;
-  for (std::size_t head = 0; head < queue.size() && dist[src] < 0; ++head) {
-    const VertexId v = queue[head];
-    if (g[v].kind == VertexKind::Storage) continue;  // reached, never crossed
-    for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
-      const VertexId u = boost::target(*e, g);
-      if (dist[u] < 0) dist[u] = dist[v] + 1, queue.push_back(u);
-    }
-  }
+  const std::vector<std::uint16_t>& hops = topo_.hops_to(dst);
+  auto dist = [&](VertexId v) { return hops[v] == Topology::kUnreachable ? -1 : static_cast<int>(hops[v]); };
   Route r;
   std::map<VertexId, double> frontier{{src, 1.0}};
-  for (int d = dist[src]; d > 0; --d) {
+  for (int d = dist(src); d > 0; --d) {
     std::map<VertexId, double> next;
     for (const auto& [v, mass] : frontier) {
       std::vector<std::pair<VertexId, int>> ties;  // next vertex, link direction
       for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
         const VertexId u = boost::target(*e, g);
-        if (dist[u] != d - 1 || (g[u].kind == VertexKind::Storage && u != dst)) continue;
+        if (dist(u) != d - 1 || (g[u].kind == VertexKind::Storage && u != dst)) continue;
         const int id = g[*e].id;  // direction relative to the stored edge, as Hop::forward
         ties.emplace_back(u, 2 * id + (boost::source(topo_.edges()[id], g) == v ? 0 : 1));
       }

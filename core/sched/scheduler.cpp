@@ -325,7 +325,9 @@ bool Scheduler::try_preempt(int job, Pass& p) {
       if (r == q && vp >= prio) break;  // within the queue only lower priorities are candidates
       const Job& y = jobs_[v];
       if (y.start == p.now) continue;  // started at this instant: never killed before it ran
-      if (p.now - y.start < options_.preemption_exempt_time) {
+      // Compared as the deadline is (start + exempt > now), not as now - start < exempt: in floating point both can
+      // hold with start + exempt == now, and a deadline that is already due made the controller loop on Timer.
+      if (y.start + options_.preemption_exempt_time > p.now) {
         relax_.insert({y.start + options_.preemption_exempt_time, v});  // look again once it may be preempted
         continue;
       }

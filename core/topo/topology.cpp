@@ -1,6 +1,5 @@
 #include "core/topo/topology.hpp"
 
-
 #include <algorithm>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/filtered_graph.hpp>
@@ -8,7 +7,9 @@
 #include <boost/graph/push_relabel_max_flow.hpp>
 #include <cmath>
 #include <limits>
+#include <mutex>
 #include <stdexcept>
+#include <unordered_map>
 
 namespace tt {
 
@@ -63,6 +64,7 @@ Topology& Topology::operator=(const Topology& other) {
 
 Topology& Topology::operator=(Topology&& other) {
   if (this == &other) return *this;
+  hop_cache_ = std::move(other.hop_cache_);
   name_ = std::move(other.name_);
   generator_ = std::move(other.generator_);
   gpu_ = std::move(other.gpu_);
@@ -201,6 +203,31 @@ Path Topology::path(VertexId from, VertexId to) const { return ecmp_path(from, t
 
 // BFS from the destination gives every vertex its hop distance to it; walking from the source down the distances and
 // choosing among tied next hops by vertex index (or by `spread`) makes the choice explicit and deterministic.
+struct Topology::HopCache {
+  std::mutex mutex;
+  std::unordered_map<VertexId, std::vector<std::uint16_t>> by_destination;
+};
+
+const std::vector<std::uint16_t>& Topology::hops_to(VertexId to) const {
+  if (!hop_cache_) hop_cache_ = std::make_shared<HopCache>();
+  std::lock_guard lock(hop_cache_->mutex);
+  auto [it, fresh] = hop_cache_->by_destination.try_emplace(to);
+  std::vector<std::uint16_t>& dist = it->second;
+  if (!fresh) return dist;
+  dist.assign(boost::num_vertices(graph_), kUnreachable);
+  std::vector<VertexId> queue{to};
+  dist[to] = 0;
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const VertexId v = queue[head];
+    if (graph_[v].kind == VertexKind::Storage && v != to) continue;  // an endpoint, never a transit hop
+    for (auto [e, end] = boost::out_edges(v, graph_); e != end; ++e) {
+      const VertexId u = boost::target(*e, graph_);
+      if (dist[u] == kUnreachable) dist[u] = static_cast<std::uint16_t>(dist[v] + 1), queue.push_back(u);
+    }
+  }
+  return dist;
+}
+
 Path Topology::ecmp_path(VertexId from, VertexId to, std::uint64_t spread) const {
   const auto n = boost::num_vertices(graph_);
   if (from >= n || to >= n) throw std::invalid_argument("path: vertex out of range");
@@ -208,13 +235,8 @@ Path Topology::ecmp_path(VertexId from, VertexId to, std::uint64_t spread) const
   if (from == to) return out;
   // The storage target is an endpoint, never a transit hop (its links are not part of the compute fabric).
   auto endpoint_only = [&](VertexId v) { return graph_[v].kind == VertexKind::Storage && v != from && v != to; };
-  boost::filtered_graph<TopoGraph, boost::keep_all, std::function<bool(VertexId)>> fabric(
-      graph_, boost::keep_all(), [&](VertexId v) { return !endpoint_only(v); });
-  std::vector<int> dist(n, -1);
-  dist[to] = 0;
-  boost::breadth_first_search(
-      fabric, to, boost::visitor(boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge()))));
-  if (dist[from] < 0)
+  const std::vector<std::uint16_t>& dist = hops_to(to);
+  if (dist[from] == kUnreachable)
     throw std::invalid_argument("path: \"" + graph_[to].name + "\" cannot be reached from \"" + graph_[from].name +
                                 "\"");
 
@@ -228,7 +250,7 @@ Path Topology::ecmp_path(VertexId from, VertexId to, std::uint64_t spread) const
     ties.clear();
     for (auto [it, end] = boost::out_edges(cur, graph_); it != end; ++it) {
       VertexId v = boost::target(*it, graph_);
-      if (!endpoint_only(v) && dist[v] == dist[cur] - 1) ties.push_back({v, graph_[*it].id});
+      if (!endpoint_only(v) && dist[v] + 1 == dist[cur]) ties.push_back({v, graph_[*it].id});
     }
     std::sort(ties.begin(), ties.end(),
               [](const Step& a, const Step& b) { return a.next != b.next ? a.next < b.next : a.link < b.link; });

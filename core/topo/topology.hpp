@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <boost/graph/adjacency_list.hpp>
+#include <memory>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -92,6 +93,10 @@ class Topology {
   // A fewest-hops path like path(), but where several next hops tie, `spread` picks one of them (ECMP-style hashing:
   // flows given different spreads are spread over parallel spines). spread == 0 gives path().
   Path ecmp_path(VertexId from, VertexId to, std::uint64_t spread) const;
+  // Hop distance of every vertex to `to` (kUnreachable when none), never through the storage target unless it is
+  // `to`. Computed once per destination and cached (shared by copies; the graph never changes once built).
+  static constexpr std::uint16_t kUnreachable = 0xffff;
+  const std::vector<std::uint16_t>& hops_to(VertexId to) const;
   // Sum of the latencies along a path, and its narrowest link.
   Seconds latency(const Path& p) const;
   BytesPerSecond bottleneck(const Path& p) const;
@@ -121,6 +126,8 @@ class Topology {
   std::unordered_map<std::string, int> node_index_;
   std::unordered_map<std::string, int> link_index_;
   std::array<int, 5> kind_count_{};  // by VertexKind
+  struct HopCache;
+  mutable std::shared_ptr<HopCache> hop_cache_;  // by destination vertex: hops_to()
 };
 
 // Names must be unique (vertices among vertices, links among links); a duplicate throws std::invalid_argument, so

@@ -1,0 +1,225 @@
+// bench_fleet: a month of a 4,096-GPU cluster (512 nodes x 8 H100, rail-optimized, non-blocking) under a generated
+// workload (Poisson arrivals by hour of day, 8 to 2,048 GPU jobs, four model presets), Llama 3 failure rates by cause,
+// async checkpoints, four queues in a cohort with quotas, borrowing and reclaim, priority classes with preemption,
+// EASY backfill, hot spares and lemon draining. Runs at a quarter, half and full size (nodes, spines, arrival rate
+// scaled together), each simulation in its own process, and prints wall seconds, peak RSS, simulated seconds per wall
+// second, SimGrid activities, controller events, jobs and failures, and how wall time grows with size.
+// Goal (issue 8): the full size in at most 60 s and 2 GiB on one core. Never fails on time.
+//
+//   bench_fleet [--scale 0.25|0.5|1] [--days D] [--seed S] [--no-fast-forward] [--progress] [--json]
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/control/controller.hpp"
+#include "core/io/scenario_reader.hpp"
+#include "sim/driver.hpp"
+#include "sim/isolated.hpp"
+
+using namespace tt;
+using Json = nlohmann::json;
+
+namespace {
+
+struct Options {
+  std::vector<double> scales = {0.25, 0.5, 1.0};
+  double days = 30;
+  std::uint64_t seed = 2024;
+  bool fast_forward = true;
+  bool json = false;
+  bool progress = false;  // simulated time on stderr as it runs
+};
+
+// The scenario as a document, so that it is validated by the same reader as a file.
+Json fleet_document(double scale, const Options& o) {
+  const int nodes = static_cast<int>(512 * scale);
+  const int gpus = nodes * 8;
+  const std::string horizon = std::to_string(static_cast<int>(o.days * 24)) + "h";
+  Json q = Json::array();
+  const char* names[] = {"pretrain", "research", "product", "eval"};
+  const double share[] = {0.45, 0.30, 0.15, 0.10};
+  for (int i = 0; i < 4; ++i) {
+    Json qs = {{"name", names[i]},
+               {"gpu_quota", static_cast<int>(share[i] * gpus) / 8 * 8},
+               {"cohort", "fleet"},
+               {"preemption",
+                {{"within_queue", "LowerPriority"}, {"reclaim_within_cohort", i < 2 ? "Any" : "LowerPriority"}}}};
+    if (i == 3) qs["borrowing_limit"] = gpus / 4;
+    q.push_back(qs);
+  }
+  // Sizes: many 8-64 GPU jobs, a few of 512-2048 (scaled down with the cluster).
+  Json sizes = Json::array();
+  const std::pair<int, double> mix[] = {{8, 40},  {16, 20}, {32, 15},    {64, 12},   {128, 6},
+                                        {256, 4}, {512, 2}, {1024, 0.7}, {2048, 0.3}};
+  for (const auto& [g, w] : mix) {
+    const int capped = std::min(g, gpus / 2);
+    sizes.push_back({{"gpus", capped}, {"weight", w}});
+  }
+  Json tod = Json::array();
+  for (int h = 0; h < 24; ++h) tod.push_back(h >= 8 && h < 20 ? 1.4 : 0.6);  // office hours submit more
+  return {
+      {"name", "bench-fleet"},
+      {"description", "bench_fleet at scale " + std::to_string(scale)},
+      {"seed", o.seed},
+      {"topology",
+       {{"name", "rail-" + std::to_string(nodes) + "x8-h100"},
+        {"generator", "rail-optimized"},
+        {"gpu", "H100-SXM"},
+        {"nodes", nodes},
+        {"gpus_per_node", 8},
+        {"nic_bandwidth", "400Gbps"},
+        {"nodes_per_group", 32},
+        {"spines", std::max(8, static_cast<int>(32 * scale))},
+        {"oversubscription", 1},
+        {"storage", {{"bandwidth", std::to_string(static_cast<int>(800 * scale)) + "GB/s"}}}}},
+      {"queues", q},
+      {"priority_classes",
+       {{{"name", "low"}, {"value", 0}}, {{"name", "normal"}, {"value", 10}}, {{"name", "high"}, {"value", 100}}}},
+      {"scheduler", {{"backfill", "easy"}, {"preemption_exempt_time", "2h"}}},
+      {"workload",
+       {{"arrivals", {{"per_hour", 7.5 * scale}, {"time_of_day", tod}, {"until", horizon}}},
+        {"sizes", sizes},
+        {"models",
+         {{{"preset", "llama3-8b"}, {"weight", 6}, {"max_gpus", 256}},
+          {{"preset", "llama3-70b"}, {"weight", 3}, {"min_gpus", 32}},
+          {{"preset", "gpt3-175b"}, {"weight", 1}, {"min_gpus", 128}},
+          {{"preset", "llama3-405b"}, {"weight", 1}, {"min_gpus", 512}}}},
+        {"duration", {{"shape", "lognormal"}, {"median", "4h"}, {"sigma", 1.0}}},
+        {"queues",
+         {{{"name", "pretrain"}, {"weight", 3}},
+          {{"name", "research"}, {"weight", 4}},
+          {{"name", "product"}, {"weight", 2}},
+          {{"name", "eval"}, {"weight", 1}}}},
+        {"priority_classes",
+         {{{"name", "low"}, {"weight", 3}}, {{"name", "normal"}, {"weight", 6}}, {{"name", "high"}, {"weight", 1}}}},
+        {"seq_len", 4096},
+        {"checkpoint", {{"interval", "2h"}, {"async", true}}}}},
+      {"stochastic", {{"rates", "llama3-h100"}, {"until", horizon}}},
+      {"recovery",
+       {{"detection_timeout", "60s"},
+        {"restart_overhead", "5m"},
+        {"max_restarts", 100},
+        {"hot_spares", std::max(1, nodes / 64)},
+        {"lemon", {{"failures", 3}, {"window", "7d"}}}}},
+      {"sim", {{"horizon", horizon}, {"fast_forward", o.fast_forward}}},
+  };
+}
+
+long peak_rss_kib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+// One scale in this process (the caller forks): the figures as JSON text.
+std::string run_one(double scale, const Options& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  Scenario s = read_scenario(fleet_document(scale, o), "bench/fleet");
+  const double read_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  Controller controller(s);
+  sim::RunOptions run_options;
+  if (o.progress)
+    run_options.on_progress = [](const sim::Progress& p) {
+      std::fprintf(stderr, "t=%.0f s, %lld events, %.1f s wall\n", p.now.value, p.controller_events, p.wall_seconds);
+    };
+  sim::RunStats stats = sim::run(s, controller, run_options);
+  const RunRecord& r = controller.record();
+  long finished = 0;
+  for (const auto& j : r.jobs) finished += j.end.has_value();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double simulated = s.sim.horizon.value;
+  Json out = {{"scale", scale},
+              {"gpus", s.topology.total_gpus()},
+              {"jobs", s.jobs.size()},
+              {"jobs_finished", finished},
+              {"failures", r.failures},
+              {"simulated_s", simulated},
+              {"wall_s", wall},
+              {"setup_s", read_s},
+              {"peak_rss_mib", static_cast<double>(peak_rss_kib()) / 1024.0},
+              {"speedup", simulated / wall},
+              {"simgrid_activities", stats.simgrid_activities},
+              {"controller_events", stats.controller_events},
+              {"fast_forwards", stats.fast_forwards},
+              {"cluster_changes", stats.cluster_changes},
+              {"gpu_utilization", r.gpu_utilization}};
+  return out.dump();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
+    if (arg("--scale"))
+      o.scales = {std::stod(argv[++i])};
+    else if (arg("--days"))
+      o.days = std::stod(argv[++i]);
+    else if (arg("--seed"))
+      o.seed = std::stoull(argv[++i]);
+    else if (std::strcmp(argv[i], "--no-fast-forward") == 0)
+      o.fast_forward = false;
+    else if (std::strcmp(argv[i], "--json") == 0)
+      o.json = true;
+    else if (std::strcmp(argv[i], "--progress") == 0)
+      o.progress = true;
+    else {
+      std::fprintf(stderr,
+                   "usage: bench_fleet [--scale X] [--days D] [--seed S] [--no-fast-forward] [--progress] [--json]\n");
+      return 2;
+    }
+  }
+  Json runs = Json::array();
+  for (double scale : o.scales) {
+    Json r;
+    try {
+      r = Json::parse(sim::run_isolated([&] { return run_one(scale, o); }));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bench_fleet: scale %g: %s\n", scale, e.what());
+      return 3;
+    }
+    runs.push_back(r);
+    if (!o.json)
+      std::printf(
+          "scale %-4g %5d GPUs  %5d jobs (%5d done)  %4d failures  wall %7.2f s  peak RSS %6.0f MiB  speedup %9.0fx  "
+          "%10lld SimGrid activities  %7lld events\n",
+          scale, r["gpus"].get<int>(), r["jobs"].get<int>(), r["jobs_finished"].get<int>(), r["failures"].get<int>(),
+          r["wall_s"].get<double>(), r["peak_rss_mib"].get<double>(), r["speedup"].get<double>(),
+          r["simgrid_activities"].get<long long>(), r["controller_events"].get<long long>());
+    std::fflush(stdout);
+  }
+  Json growth = Json::array();
+  for (std::size_t i = 1; i < runs.size(); ++i) {
+    const Json &a = runs[i - 1], &b = runs[i];
+    growth.push_back({{"from", a["scale"]},
+                      {"to", b["scale"]},
+                      {"jobs", b["jobs"].get<double>() / a["jobs"].get<double>()},
+                      {"activities", b["simgrid_activities"].get<double>() / a["simgrid_activities"].get<double>()},
+                      {"wall", b["wall_s"].get<double>() / a["wall_s"].get<double>()}});
+  }
+  const Json& last = runs.back();
+  if (o.json) {
+    std::printf("%s\n", Json({{"bench", "fleet"},
+                              {"runs", runs},
+                              {"growth", growth},
+                              {"goal_wall_s", 60},
+                              {"goal_rss_mib", 2048},
+                              {"wall_to_goal", last["wall_s"].get<double>() / 60.0}})
+                            .dump()
+                            .c_str());
+    return 0;
+  }
+  for (const Json& g : growth)
+    std::printf("scale %g -> %g: jobs x%.2f, SimGrid activities x%.2f, wall x%.2f\n", g["from"].get<double>(),
+                g["to"].get<double>(), g["jobs"].get<double>(), g["activities"].get<double>(), g["wall"].get<double>());
+  std::printf("scale %g: wall %.2f s = %.2fx the 60 s goal; peak RSS %.0f MiB = %.2fx the 2 GiB goal\n",
+              last["scale"].get<double>(), last["wall_s"].get<double>(), last["wall_s"].get<double>() / 60.0,
+              last["peak_rss_mib"].get<double>(), last["peak_rss_mib"].get<double>() / 2048.0);
+  return 0;
+}

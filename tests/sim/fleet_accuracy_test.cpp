@@ -1,0 +1,62 @@
+// Accuracy of the fleet-scale shortcuts (issue 8): fast-forward, re-measuring only the jobs that share a cable with a
+// change, reusing a measured pace across checkpoints, and merged flows must not move job end times by more than 1%
+// compared with simulating every iteration explicitly.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <map>
+
+#include "core/io/json_reader.hpp"
+#include "core/io/scenario_reader.hpp"
+#include "sim_fixtures.hpp"
+
+using namespace tt;
+using nlohmann::json;
+
+namespace {
+
+// 8 nodes of 8 H100 in two leaf groups with 2:1 oversubscribed spines, so that multi-node jobs contend; a generated
+// workload of 8 to 32 GPU jobs arriving over two hours, checkpoints every 20 iterations, backfill and preemption.
+const char* const kFleet = R"({
+  "name": "small-fleet", "seed": 5,
+  "topology": {"name": "t-8x8", "generator": "rail-optimized", "gpu": "H100-SXM", "nodes": 8, "gpus_per_node": 8,
+               "nic_bandwidth": "400Gbps", "nodes_per_group": 4, "spines": 2, "oversubscription": 2,
+               "storage": {"bandwidth": "100GB/s"}},
+  "queues": [{"name": "a", "gpu_quota": 40, "cohort": "c", "preemption": {"reclaim_within_cohort": "Any"}},
+             {"name": "b", "gpu_quota": 24, "cohort": "c"}],
+  "scheduler": {"backfill": "easy"},
+  "workload": {
+    "arrivals": {"per_hour": 6, "until": "2h"},
+    "sizes": [{"gpus": 8, "weight": 2}, {"gpus": 16, "weight": 2}, {"gpus": 32}],
+    "models": [{"preset": "llama3-8b"}],
+    "iterations": {"shape": "uniform", "min": 60, "max": 200},
+    "queues": [{"name": "a"}, {"name": "b"}],
+    "micro_batches": 4
+  },
+  "sim": {"horizon": "2d"}
+})";
+
+}  // namespace
+
+TEST_CASE("fleet: fast-forward and targeted re-measuring keep job end times within 1% of explicit simulation",
+          "[sim]") {
+  Scenario s = read_scenario(parse_json_text(kFleet, "small-fleet.json"), "small-fleet.json");
+  for (JobSpec& j : s.jobs) j.checkpoint_every = 20;
+  REQUIRE(s.jobs.size() >= 8);
+  s.sim.fast_forward = true;
+  const json fast = testing::simulate(s);
+  s.sim.fast_forward = false;
+  const json exact = testing::simulate(s);
+  CHECK(fast["activities"].get<long long>() < exact["activities"].get<long long>() / 4);  // the shortcut is real
+  REQUIRE(fast["jobs"].size() == exact["jobs"].size());
+  int multi_node = 0;
+  for (std::size_t i = 0; i < fast["jobs"].size(); ++i) {
+    const json& f = fast["jobs"][i];
+    const json& e = exact["jobs"][i];
+    INFO(f["name"].get<std::string>());
+    REQUIRE(e["end"].get<double>() > 0);
+    REQUIRE(f["end"].get<double>() > 0);
+    CHECK(std::abs(f["end"].get<double>() - e["end"].get<double>()) <= 0.01 * e["end"].get<double>());
+    multi_node += s.jobs[i].gpus > 8;
+  }
+  CHECK(multi_node >= 2);
+}
