@@ -59,7 +59,7 @@ ControllerTelemetry::ControllerTelemetry(const Scenario& sc, RunRecord& rec) : s
     }
     auto job = [&](std::string_view name, bool record) {
       SeriesId id = m.add(name, l);
-      if (record) recorded.push_back(id);
+      if (record && sc.telemetry.job_series) recorded.push_back(id);
       return id;
     };
     ids.alive = job(k::kJobAlive, true);

@@ -699,9 +699,10 @@ constexpr CheckOp kOps[] = {CheckOp::Le, CheckOp::Lt, CheckOp::Ge, CheckOp::Gt, 
 TelemetryOptions read_telemetry(JsonObject& root) {
   TelemetryOptions t;
   if (!present(root, "telemetry")) return t;
-  auto o = open_child(root, "telemetry", {"interval", "node_series"});
+  auto o = open_child(root, "telemetry", {"interval", "node_series", "job_series"});
   t.interval = opt_positive_seconds(o, "interval").value_or(t.interval);
   t.node_series = o.opt_boolean("node_series").value_or(t.node_series);
+  t.job_series = o.opt_boolean("job_series").value_or(t.job_series);
   o.finish();
   return t;
 }

@@ -47,6 +47,8 @@ struct AlertSpec {
 struct TelemetryOptions {
   Seconds interval = Seconds(60);
   bool node_series = false;  // record traintwin_node_network_bytes_per_second per node (one series per node)
+  bool job_series = true;    // record the per-job series (7 per job); off for fleets of thousands of jobs, whose
+                             // per-job figures are in report.json's jobs and whose metrics alerts still see
 };
 
 }  // namespace tt

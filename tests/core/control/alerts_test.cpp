@@ -207,3 +207,28 @@ TEST_CASE("telemetry: no sampling deadline while no job holds GPUs", "[unit][con
   c.handle(Timer{}, Seconds(0));
   CHECK(c.next_deadline() == Seconds(3600));  // the submission, not a sample every minute before it
 }
+
+TEST_CASE("telemetry: job_series off records no per-job column, yet alerts still see the per-job metrics",
+          "[unit][control]") {
+  auto has_job_column = [](const TelemetrySeries& t) {
+    return std::any_of(t.columns.begin(), t.columns.end(),
+                       [](const std::string& c) { return c.find("job_name=") != std::string::npos; });
+  };
+  for (bool job_series : {true, false}) {
+    Run r = node_crash_run();
+    r.s.telemetry.job_series = job_series;
+    r.c = std::make_unique<Controller>(r.s);
+    r.feed(Timer{}, Seconds(0));
+    const int node = r.actions<Launch>().at(0).second.gpus.front() / 8;
+    r.until(Seconds(450));
+    r.feed(NodeDown{node, "node_crash"}, Seconds(450));
+    r.until(Seconds(900));
+    r.c->finish(Seconds(900));
+    INFO("job_series " << job_series);
+    CHECK(has_job_column(r.c->record().telemetry) == job_series);
+    CHECK_FALSE(r.c->record().telemetry.columns.empty());  // the cluster series are recorded either way
+    // TrainDead watches traintwin_job_alive{job_name="train"}: it fires whether or not that series is recorded.
+    auto fired = r.actions<FireAlert>();
+    CHECK(std::any_of(fired.begin(), fired.end(), [](const auto& f) { return f.second.name == "TrainDead"; }));
+  }
+}
