@@ -172,25 +172,11 @@ void check_families(const RunRecord& r, Exposition& x) {
   }
 }
 
-std::string escape(std::string_view text, bool quotes) {
-  std::string out;
-  for (char c : utf8_valid(text)) {
-    if (c == '\\')
-      out += "\\\\";
-    else if (c == '\n')
-      out += "\\n";
-    else if (c == '"' && quotes)
-      out += "\\\"";
-    else
-      out += c;
-  }
-  return out;
-}
-
 }  // namespace
 
-std::string prometheus_label_value(std::string_view text) { return escape(text, true); }
-std::string prometheus_help(std::string_view text) { return escape(text, false); }
+// Names and labels of a run come from the user: invalid UTF-8 is replaced first, then the format's escapes apply.
+std::string prometheus_label_value(std::string_view text) { return exposition_label_value(utf8_valid(text)); }
+std::string prometheus_help(std::string_view text) { return exposition_help(utf8_valid(text)); }
 
 std::string prometheus_number(double v) {
   if (std::isnan(v)) return "NaN";
