@@ -15,8 +15,12 @@ void cancel_unless_over(sg4::Activity& a) {
 }
 
 std::vector<double> wait_all(const std::vector<sg4::ActivityPtr>& batch, InFlight& inflight) {
+  auto ended = [&](std::size_t n) {
+    if (inflight.census) inflight.census->ended(static_cast<long long>(n));
+  };
   if (inflight.cancelled) {
     for (auto& a : batch) cancel_unless_over(*a);
+    ended(batch.size());
     throw Cancelled{};
   }
   std::vector<double> finish(batch.size(), -1);
@@ -30,6 +34,7 @@ std::vector<double> wait_all(const std::vector<sg4::ActivityPtr>& batch, InFligh
     index[k] = index.back();
     pending.pop_back();
     index.pop_back();
+    ended(1);
   };
   try {
     while (!pending.empty()) {
@@ -48,6 +53,7 @@ std::vector<double> wait_all(const std::vector<sg4::ActivityPtr>& batch, InFligh
     throw;  // never cancel from a dying actor (kill_job() cancels rather than kills an actor that waits here)
   } catch (...) {
     for (auto& a : pending) cancel_unless_over(*a);
+    ended(pending.size());
     inflight.waiting.clear();
     throw;
   }

@@ -3,21 +3,40 @@
 // Call from inside an actor. SimGrid failures (HostFailureException, NetworkFailureException) propagate to the caller.
 #pragma once
 
+#include <algorithm>
 #include <simgrid/s4u/Activity.hpp>
 #include <vector>
 
 namespace tt::sim {
 
+// Host-to-host flows in flight across one simulation. SimGrid 3.32 detaches every Comm::sendto_init() comm onto one
+// list (the maestro actor's activities, a std::list) and CommImpl::finish() removes each ending comm with
+// std::list::remove: a scan of every flow in flight. `scanned` sums that list's length at each end (its cost).
+struct FlowCensus {
+  long long in_flight = 0;
+  long long peak = 0;
+  long long scanned = 0;
+  void started(long long n) {
+    in_flight += n;
+    peak = std::max(peak, in_flight);
+  }
+  void ended(long long n) {
+    for (long long k = 0; k < n; ++k) scanned += in_flight--;
+  }
+};
+
 struct InFlight {
   std::vector<simgrid::s4u::ActivityPtr> waiting;  // the batch its owner is waiting on
   long long started = 0;                           // activities its owner started (RunStats)
   bool cancelled = false;                          // set by cancel_all(): no more waiting
+  FlowCensus* census = nullptr;                    // counts the flows its owner starts and ends, if set
 };
 
 struct Cancelled {};  // thrown by wait_all() once cancel_all() was called on its InFlight
 
 // Waits until every activity of `batch` is done and returns each one's finish time (simulated seconds, in batch
-// order). When one fails, cancels the others and rethrows its exception. `inflight` holds the batch meanwhile.
+// order). When one fails, cancels the others and rethrows its exception. `inflight` holds the batch meanwhile; its
+// census, if any, counts the batch's activities as ended (the caller counted them as started).
 std::vector<double> wait_all(const std::vector<simgrid::s4u::ActivityPtr>& batch, InFlight& inflight);
 
 // Stops the owner of `inflight`: cancels what it waits on; its waits throw Cancelled from now on.

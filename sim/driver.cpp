@@ -161,6 +161,8 @@ RunStats run(const Scenario& scenario, Controller& controller, const RunOptions&
   stats.simgrid_activities += world.load_flows;
   stats.fast_forwards = world.fast_forwards;
   stats.cluster_changes = static_cast<long long>(world.epoch);
+  stats.peak_flows = world.flows.peak;
+  stats.flow_end_scans = world.flows.scanned;
   controller.set_driver("sim", stats.driver_info);
   stats.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
   return stats;

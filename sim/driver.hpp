@@ -20,6 +20,8 @@ struct RunStats {
   long long controller_events = 0;   // events handed to Controller::handle (Timer included)
   long long fast_forwards = 0;       // fast-forward segments (steady-state jumps) taken by jobs
   long long cluster_changes = 0;     // job starts and ends, faults and repairs: each re-measures fast-forwarding jobs
+  long long peak_flows = 0;          // most jobs' flows in flight at once (SimGrid 3.32 scans them all at each end)
+  long long flow_end_scans = 0;      // sum of the flows in flight at each flow end: that scan's cost (FlowCensus)
   // Pinned SimGrid settings and driver options for RunRecord::driver_info (deterministic: no wall-clock figures).
   std::map<std::string, std::string> driver_info;
 };

@@ -216,6 +216,7 @@ class JobActor {
     const std::int64_t iteration = r_.iterations;
     const double stall = now() - t0;
     r_.writer_inflight = InFlight{};
+    r_.writer_inflight.census = &w_.flows;
     r_.writer_done = false;
     World& w = w_;
     JobRun& r = r_;
@@ -307,6 +308,7 @@ JobRun& start_job(World& w, Launch launch) {
   r.launch = std::move(launch);
   const Launch& l = r.launch;
   r.name = w.scenario.jobs.at(l.job).name + "#" + std::to_string(l.attempt);
+  r.inflight.census = &w.flows;
   for (int gpu : l.gpus) r.hosts.push_back(w.platform.gpu(gpu));
   std::map<std::pair<sg4::Host*, sg4::Host*>, double> per_pair;
   for (const CommStep& s : l.plan.steps) {

@@ -21,6 +21,7 @@
 
 #include "core/control/events.hpp"
 #include "core/model/scenario.hpp"
+#include "sim/activities.hpp"
 #include "sim/platform.hpp"
 
 namespace tt::sim {
@@ -41,6 +42,7 @@ struct World {
   std::vector<double> gpu_speed;                          // by global GPU: fraction of peak left (stragglers)
   long long fast_forwards = 0;
   long long load_flows = 0;
+  FlowCensus flows;  // the jobs' collective and checkpoint flows in flight (RunStats)
 
   World(const Scenario& s, Platform& p);
   ~World();

@@ -89,6 +89,28 @@ TEST_CASE("sim: with fast-forward the cost grows with events, not iterations", "
   CHECK(long_run == short_run);
 }
 
+TEST_CASE("sim: flows in flight are counted across jobs, and each flow end pays for all of them", "[sim]") {
+  // SimGrid 3.32 scans every host-to-host flow in flight when one ends (FlowCensus): two identical jobs in lockstep
+  // on disjoint nodes have twice the flows in flight, and their flow ends cost about four times one job's.
+  auto run = [](int jobs) {
+    std::vector<JobSpec> specs;
+    for (int k = 0; k < jobs; ++k)
+      specs.push_back(llama8b(std::string(1, static_cast<char>('a' + k)), Parallelism{8, 1, 2}, 200, 0));
+    return simulate(sim_scenario(make_rail_optimized(fabric(4, 8, 4)), specs));
+  };
+  const auto one = run(1);
+  const auto two = run(2);
+  const double scans_one = one["flow_end_scans"].get<double>();
+  const double scans_two = two["flow_end_scans"].get<double>();
+  INFO("peak flows " << one["peak_flows"] << " vs " << two["peak_flows"] << "; flow-end scans " << scans_one << " vs "
+                     << scans_two << "; activities " << one["activities"] << " vs " << two["activities"]);
+  REQUIRE(one["peak_flows"].get<long long>() > 1);
+  CHECK(two["peak_flows"].get<long long>() == 2 * one["peak_flows"].get<long long>());
+  CHECK(two["activities"].get<long long>() == 2 * one["activities"].get<long long>());
+  CHECK(scans_two > 3 * scans_one);  // quadratic in the flows in flight: twice the work would be linear
+  CHECK(scans_two < 4.01 * scans_one);
+}
+
 TEST_CASE("sim: a link going down under a job stalls it, and the controller restarts it", "[sim]") {
   Scenario s = sim_scenario(make_rail_optimized(fabric(2, 8, 2)), {llama8b("dp", Parallelism{8, 1, 2}, 600, 100)},
                             {fault(FaultKind::LinkDown, 300, "n1/gpu3~leaf-g0-r3", 200)});
