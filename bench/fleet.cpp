@@ -107,6 +107,8 @@ Json fleet_document(double scale, const Options& o) {
         {"hot_spares", std::max(1, nodes / 64)},
         {"lemon", {{"failures", 3}, {"window", "7d"}}}}},
       {"sim", {{"horizon", horizon}, {"fast_forward", o.fast_forward}}},
+      // Cluster series only: 7 per-job series x thousands of jobs would dominate memory and the report.
+      {"telemetry", {{"interval", "5m"}, {"job_series", false}}},
   };
 }
 
