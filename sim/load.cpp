@@ -39,26 +39,21 @@ FastForwardLoad::FastForwardLoad(const std::string& tag, const std::vector<LoadE
   }
   // A hair short of the fast-forward, so that an uninterrupted one finds its flows over.
   const double span = duration * (1 - 1e-7);
-  auto arm = [](State& st, std::size_t index, const std::vector<sg4::CommPtr>& comms) {
+  auto arm = [](State& st, const std::vector<sg4::CommPtr>& comms) {
     st.comms.insert(st.comms.end(), comms.begin(), comms.end());
-    st.armed[index] = 1;
   };
   for (auto& [host, mbs] : receives) {
-    const std::size_t index = state_->actors.size();
-    state_->armed.push_back(0);
-    state_->actors.push_back(sg4::Actor::create("ff-recv", host, [st = state_, index, mbs = mbs, arm] {
+    state_->actors.push_back(sg4::Actor::create("ff-recv", host, [st = state_, mbs = mbs, arm] {
       if (st->stopped) return;  // stopped before it ran
       std::vector<void*> slots(mbs.size());
       std::vector<sg4::CommPtr> comms;
       for (std::size_t i = 0; i < mbs.size(); ++i) comms.push_back(mbs[i]->get_async(&slots[i]));
-      arm(*st, index, comms);
+      arm(*st, comms);
       wait_quietly(comms);
     }));
   }
   for (auto& [host, out] : sends) {
-    const std::size_t index = state_->actors.size();
-    state_->armed.push_back(0);
-    state_->actors.push_back(sg4::Actor::create("ff-send", host, [st = state_, index, out = out, span, arm] {
+    state_->actors.push_back(sg4::Actor::create("ff-send", host, [st = state_, out = out, span, arm] {
       if (st->stopped) return;
       static int token;
       std::vector<sg4::CommPtr> comms;
@@ -68,7 +63,7 @@ FastForwardLoad::FastForwardLoad(const std::string& tag, const std::vector<LoadE
         c->start();
         comms.push_back(c);
       }
-      arm(*st, index, comms);
+      arm(*st, comms);
       wait_quietly(comms);
     }));
   }

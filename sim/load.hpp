@@ -33,7 +33,6 @@ class FastForwardLoad {
   struct State {
     std::vector<simgrid::s4u::CommPtr> comms;
     std::vector<simgrid::s4u::ActorPtr> actors;
-    std::vector<char> armed;  // by actor: its flows are started (they end or get cancelled: no kill needed)
     bool stopped = false;
   };
   std::shared_ptr<State> state_;
