@@ -149,6 +149,8 @@ std::string run_one(double scale, const Options& o) {
               {"controller_events", stats.controller_events},
               {"fast_forwards", stats.fast_forwards},
               {"cluster_changes", stats.cluster_changes},
+              {"measurements", stats.measurements},
+              {"pace_reuses", stats.pace_reuses},
               {"peak_flows", stats.peak_flows},
               {"flow_end_scans", stats.flow_end_scans},
               {"gpu_utilization", r.gpu_utilization}};
@@ -192,11 +194,12 @@ int main(int argc, char** argv) {
     if (!o.json)
       std::printf(
           "scale %-4g %5d GPUs  %5d jobs (%5d done)  %4d failures  wall %7.2f s  peak RSS %6.0f MiB  speedup %9.0fx  "
-          "%10lld SimGrid activities  %7lld events  peak %5lld flows  %.3g flow-end scans\n",
+          "%10lld SimGrid activities  %7lld events  %6lld measured + %6lld reused paces  peak %5lld flows  %.3g flow-end "
+          "scans\n",
           scale, r["gpus"].get<int>(), r["jobs"].get<int>(), r["jobs_finished"].get<int>(), r["failures"].get<int>(),
           r["wall_s"].get<double>(), r["peak_rss_mib"].get<double>(), r["speedup"].get<double>(),
           r["simgrid_activities"].get<long long>(), r["controller_events"].get<long long>(),
-          r["peak_flows"].get<long long>(), r["flow_end_scans"].get<double>());
+          r["measurements"].get<long long>(), r["pace_reuses"].get<long long>(), r["peak_flows"].get<long long>(), r["flow_end_scans"].get<double>());
     std::fflush(stdout);
   }
   Json growth = Json::array();

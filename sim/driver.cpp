@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <mutex>
+#include <sstream>
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
 #include <stdexcept>
@@ -144,6 +145,11 @@ RunStats run(const Scenario& scenario, Controller& controller, const RunOptions&
   stats.driver_info = session.settings();
   stats.driver_info["fast_forward"] = scenario.sim.fast_forward ? "on" : "off";
   stats.driver_info["measure_iterations"] = std::to_string(scenario.sim.measure_iterations);
+  {
+    std::ostringstream threshold;
+    threshold << scenario.sim.remeasure_threshold;
+    stats.driver_info["remeasure_threshold"] = threshold.str();
+  }
 
   World world(scenario, session.platform());
   start_faults(world);
@@ -160,6 +166,8 @@ RunStats run(const Scenario& scenario, Controller& controller, const RunOptions&
   for (const auto& [key, run] : world.runs) stats.simgrid_activities += run->inflight.started;
   stats.simgrid_activities += world.load_flows;
   stats.fast_forwards = world.fast_forwards;
+  stats.measurements = world.measurements;
+  stats.pace_reuses = world.pace_reuses;
   stats.cluster_changes = static_cast<long long>(world.epoch);
   stats.peak_flows = world.flows.peak;
   stats.flow_end_scans = world.flows.scanned;

@@ -19,7 +19,9 @@ struct RunStats {
   long long simgrid_activities = 0;  // execs and comms started
   long long controller_events = 0;   // events handed to Controller::handle (Timer included)
   long long fast_forwards = 0;       // fast-forward segments (steady-state jumps) taken by jobs
-  long long cluster_changes = 0;     // job starts and ends, faults and repairs: each re-measures fast-forwarding jobs
+  long long cluster_changes = 0;     // nominal load changes, route-moving faults and repairs, stragglers (world.hpp)
+  long long measurements = 0;        // paces measured by explicit iterations
+  long long pace_reuses = 0;         // paces of lone jobs reused from an identical signature instead
   long long peak_flows = 0;          // most jobs' flows in flight at once (SimGrid 3.32 scans them all at each end)
   long long flow_end_scans = 0;      // sum of the flows in flight at each flow end: that scan's cost (FlowCensus)
   // Pinned SimGrid settings and driver options for RunRecord::driver_info (deterministic: no wall-clock figures).

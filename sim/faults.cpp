@@ -119,9 +119,11 @@ class Injector {
           c.down ? p.cable_down(cable) : p.cable_up(cable);
           w_.post(c.down ? Event(LinkDown{cable}) : Event(LinkUp{cable}));
         }
+        w_.wake_all();  // routes may move
         break;
       case FaultKind::Straggler:
         for (int g : tg.gpus) w_.gpu_speed[g] = c.down ? f.fraction : 1.0;
+        w_.wake_gpus(tg.gpus);
         break;
       case FaultKind::StorageSlow:
         for (int cable : tg.cables)
@@ -139,7 +141,8 @@ class Injector {
         break;
       }
     }
-    w_.cluster_changed();
+    // A crashed node or failed GPU: its attempts were struck, and the load they leave is the nominal load's business
+    // (world.hpp); a GPU cable carries nothing else. Storage, hangs, corruption: no pace changes.
   }
 
   const std::vector<FaultSpec>& faults() const { return faults_; }

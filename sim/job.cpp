@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <unordered_map>
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
 
@@ -60,12 +61,11 @@ class JobActor {
     try {
       sg4::this_actor::sleep_for(l_.startup.value);
       r_.phase = JobRun::Phase::Training;
-      w_.cluster_changed(&r_.cables);
       r_.iterations = l_.start_iteration;
       if (!run_training()) return;
       w_.post(JobCompleted{l_.job, l_.attempt});
       r_.phase = JobRun::Phase::Completed;
-      w_.cluster_changed(&r_.cables);
+      w_.leave(r_);
     } catch (const simgrid::ForcefulKillException&) {
       throw;
     } catch (...) {
@@ -113,7 +113,7 @@ class JobActor {
     w_.post(JobStalled{l_.job, l_.attempt, r_.iterations, cause, r_.fault_kind, Detector::Communication,
                        r_.blocked_on});
     stop_load();
-    w_.cluster_changed(&r_.cables);
+    w_.set_nominal(r_, 0);
     auto up = [&] {
       return std::all_of(r_.blocked_on.begin(), r_.blocked_on.end(),
                          [&](int c) { return w_.platform.cable_is_up(c); });
@@ -132,7 +132,7 @@ class JobActor {
     r_.inflight.cancelled = false;
     r_.inflight.waiting.clear();
     w_.post(JobResumed{l_.job, l_.attempt});
-    w_.cluster_changed(&r_.cables);
+    r_.dirty = true;  // its routes may have moved
     return true;
   }
 
@@ -142,7 +142,7 @@ class JobActor {
     w_.post(JobStalled{l_.job, l_.attempt, r_.iterations, cause, r_.fault_kind.empty() ? "unknown" : r_.fault_kind,
                        deadlock ? Detector::Watchdog : Detector::Heartbeat});
     stop_load();
-    w_.cluster_changed(&r_.cables);
+    w_.leave(r_);
   }
 
   void train() {
@@ -160,6 +160,20 @@ class JobActor {
           continue;
         }
         r_.dirty = false;
+        // Alone on its cables and not writing a checkpoint: a pace measured for the same signature holds.
+        std::string signature;
+        if (w_.scenario.sim.fast_forward && r_.links.empty() && r_.writer_done && !r_.fault) {
+          signature = pace_signature();
+          if (auto it = w_.paces.find(signature); it != w_.paces.end()) {
+            ++w_.pace_reuses;
+            r_.iteration_time = it->second;
+            w_.post(JobProgress{l_.job, l_.attempt, r_.iterations, Seconds(it->second)});
+            fast_forward(boundary, it->second);
+            continue;
+          }
+        }
+        ++w_.measurements;
+        w_.snapshot_seen(r_);
         const std::int64_t k = std::min(measure, boundary - r_.iterations);
         const double t0 = now();
         for (std::int64_t i = 0; i < k; ++i) {
@@ -168,6 +182,8 @@ class JobActor {
         }
         const double t = (now() - t0) / static_cast<double>(k);
         r_.iteration_time = t;
+        if (!signature.empty()) w_.paces.emplace(std::move(signature), t);
+        w_.set_nominal(r_, t);
         w_.post(JobProgress{l_.job, l_.attempt, r_.iterations, Seconds(t)});
         if (w_.scenario.sim.fast_forward && r_.iterations < boundary) fast_forward(boundary, t);
       }
@@ -175,12 +191,45 @@ class JobActor {
     }
   }
 
-  void iteration() {
-    if (r_.fault) throw Stalled{*r_.fault};  // struck while it could not be interrupted (startup)
-    // A GPU runs one job, so its compute takes exactly flops / speed: one timed wait for the slowest rank (a straggler
-    // needs more of its nominal flops) instead of an exec per GPU. strike() wakes it like a fast-forward.
+  // A GPU runs one job, so its compute takes exactly flops / speed: one timed wait for the slowest rank (a straggler
+  // needs more of its nominal flops) instead of an exec per GPU.
+  double compute_time() const {
     double slowest = 0;
     for (int gpu : l_.gpus) slowest = std::max(slowest, l_.plan.compute.value / w_.gpu_speed[gpu]);
+    return slowest;
+  }
+
+  // What the time of one iteration of a job alone on its cables depends on (job.hpp), as bytes.
+  std::string pace_signature() const {
+    std::string s;
+    auto put = [&s](auto v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    std::unordered_map<const sg4::Link*, int> ids;
+    put(compute_time());
+    for (const FlowStep& step : r_.steps) {
+      put(step.groups.size());
+      for (const FlowGroup& g : step.groups) {
+        put(g.phases);
+        put(g.latency.value);
+        put(g.flows.size());
+        for (const Flow& f : g.flows) {
+          put(f.bytes);
+          put(f.phase);
+          const Route& route = w_.platform.route(f.from, f.to);
+          put(route.links.size());
+          for (const sg4::Link* link : route.links) {
+            put(ids.emplace(link, static_cast<int>(ids.size())).first->second);
+            put(link->get_bandwidth());
+          }
+        }
+      }
+    }
+    return s;
+  }
+
+  void iteration() {
+    if (r_.fault) throw Stalled{*r_.fault};  // struck while it could not be interrupted (startup)
+    // strike() wakes the compute wait like a fast-forward.
+    const double slowest = compute_time();
     ++r_.inflight.started;
     if (wait_until(now() + slowest, false) == Wake::Fault) throw Stalled{*r_.fault};
     for (const FlowStep& s : r_.steps) run_step(s, r_.inflight);
@@ -325,18 +374,21 @@ JobRun& start_job(World& w, Launch launch) {
     return topo.graph()[boost::source(e, topo.graph())].kind != VertexKind::Gpu &&
            topo.graph()[boost::target(e, topo.graph())].kind != VertexKind::Gpu;
   };
+  std::map<int, double> link_bytes;  // by directional link
   for (const auto& [pair, bytes] : per_pair) {
     const Route& route = w.platform.route(pair.first, pair.second);
     bool crosses = false;
-    for (int cable : route.cables)
-      if (shared(cable)) {
-        r.cables.push_back(cable);
+    for (std::size_t h = 0; h < route.cables.size(); ++h)
+      if (const int cable = route.cables[h]; shared(cable)) {
+        link_bytes[2 * cable + (route.links[h] == w.platform.link(cable, true) ? 0 : 1)] += bytes;
         crosses = true;
       }
     if (crosses) r.load_edges.push_back(LoadEdge{pair.first, pair.second, bytes});
   }
-  std::sort(r.cables.begin(), r.cables.end());
-  r.cables.erase(std::unique(r.cables.begin(), r.cables.end()), r.cables.end());
+  for (const auto& [link, bytes] : link_bytes) {
+    r.links.push_back(link);
+    r.link_bytes.push_back(bytes);
+  }
   if (sg4::Host* storage = w.platform.storage())
     for (int gpu : l.plan.checkpoint_writers) {
       Flow f{w.platform.gpu(gpu), storage, l.plan.checkpoint_bytes_per_writer.value, nullptr};
@@ -347,6 +399,7 @@ JobRun& start_job(World& w, Launch launch) {
   auto key = std::make_pair(l.job, l.attempt);
   auto [it, inserted] = w.runs.emplace(key, std::move(run));
   if (!inserted) throw std::logic_error("sim: job " + r.name + " was launched twice");
+  w.join(r);
   r.actor = sg4::Actor::create("job/" + r.name, w.platform.mgmt(), JobActor(w, r));
   return r;
 }
@@ -400,7 +453,6 @@ void kill_job(World& w, JobRun& r) {
     r.phase = JobRun::Phase::Killed;
     return;
   }
-  const bool was_training = r.phase == JobRun::Phase::Training;
   r.phase = JobRun::Phase::Killed;
   // SimGrid 3.32 mishandles an actor killed in some waits: one killed inside a wait on several activities gets woken
   // again by the others ("The Impossible Did Happen"), and one killed inside a timed semaphore acquisition leaves the
@@ -419,7 +471,7 @@ void kill_job(World& w, JobRun& r) {
     r.actor->kill();
   }
   if (r.load) r.load->stop();
-  if (was_training) w.cluster_changed(&r.cables);
+  w.leave(r);
 }
 
 }  // namespace tt::sim

@@ -4,10 +4,14 @@
 // (its actor then ends; the controller's Kill finds nothing left to stop).
 //
 // Fast-forward: after `measure_iterations` explicit iterations measured at T each, the job advances to its next
-// checkpoint (or its end) in one timed wait. A cluster change (World::cluster_changed) interrupts the wait: the job
+// checkpoint (or its end) in one timed wait. A change that may alter its pace (world.hpp: the nominal load of jobs
+// sharing its links drifted, a fault that moves routes, a straggler among its GPUs) interrupts the wait: the job
 // finishes the iteration in flight at T, credits the iterations done, and measures again (or stalls if a resource it
 // uses went down). Meanwhile one flow per GPU pair whose route crosses a switch-to-switch cable, capped at the pair's
 // average rate, keeps its load visible to other jobs (cables at a GPU carry only the traffic of the GPU's job).
+// A job that crosses no shared link takes the pace measured for an identical signature (its compute time and its
+// flows' bytes, phases and routes, links renamed in order of appearance, with their bandwidth) when there is one:
+// alone on its cables, the same flows give the same times.
 #pragma once
 
 #include <cstdint>
@@ -36,7 +40,12 @@ struct JobRun {
   std::vector<FlowStep> steps;
   FlowGroup checkpoint;                    // one flow per writer to the storage host
   std::vector<LoadEdge> load_edges;
-  std::vector<int> cables;                 // switch-to-switch cables its iteration flows cross (sorted): its footprint
+  std::vector<int> links;                  // directional shared links its iteration flows cross (World::link_load)
+  std::vector<double> link_bytes;          // ... the bytes of one iteration on each
+  std::vector<double> seen;                // ... the others' nominal load on each when it last measured (bytes/s)
+  double nominal_t = 0;                    // the pace its nominal load is counted at; 0: none
+  bool joined = false;                     // in World::link_users
+  std::uint32_t mark = 0;                  // World::set_nominal() scratch
   bool dirty = true;                       // a change that may alter its pace happened since it last measured
   Phase phase = Phase::Starting;
   bool checkpointing = false;              // writing a checkpoint now (its routes to storage are in use)

@@ -1,33 +1,94 @@
 #include "sim/world.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "sim/job.hpp"
 
 namespace tt::sim {
 
 World::World(const Scenario& s, Platform& p)
-    : scenario(s), platform(p), gpu_speed(static_cast<std::size_t>(s.topology.total_gpus()), 1.0) {}
+    : scenario(s),
+      platform(p),
+      gpu_speed(static_cast<std::size_t>(s.topology.total_gpus()), 1.0),
+      link_load(2 * p.topology().edges().size(), 0.0),
+      link_users(2 * p.topology().edges().size()) {}
 World::~World() = default;
 
-void World::cluster_changed(const std::vector<int>* footprint) {
-  ++epoch;
-  if (!footprint) {
-    for (auto& [key, run] : runs) {
-      run->dirty = true;
-      if (run->wake) run->wake->release();
-    }
+namespace {
+
+void wake(JobRun& r) {
+  r.dirty = true;
+  if (r.wake) r.wake->release();
+}
+
+}  // namespace
+
+void World::join(JobRun& r) {
+  if (r.joined) return;
+  r.joined = true;
+  for (int l : r.links) link_users[l].push_back(&r);
+}
+
+void World::leave(JobRun& r) {
+  if (!r.joined) return;
+  set_nominal(r, 0);
+  r.joined = false;
+  for (int l : r.links) {
+    auto& users = link_users[l];
+    users.erase(std::find(users.begin(), users.end(), &r));
+  }
+}
+
+void World::snapshot_seen(JobRun& r) {
+  r.seen.resize(r.links.size());
+  for (std::size_t i = 0; i < r.links.size(); ++i)
+    r.seen[i] = link_load[r.links[i]] - (r.nominal_t > 0 ? r.link_bytes[i] / r.nominal_t : 0);
+}
+
+void World::set_nominal(JobRun& r, double t) {
+  if (t == r.nominal_t || r.links.empty()) {
+    r.nominal_t = t;
     return;
   }
-  if (cable_mark.size() < platform.topology().edges().size()) cable_mark.assign(platform.topology().edges().size(), 0);
+  ++epoch;
+  for (std::size_t i = 0; i < r.links.size(); ++i)
+    link_load[r.links[i]] += (t > 0 ? r.link_bytes[i] / t : 0) - (r.nominal_t > 0 ? r.link_bytes[i] / r.nominal_t : 0);
+  r.nominal_t = t;
+  const double threshold = scenario.sim.remeasure_threshold;
+  const Topology& topo = platform.topology();
+  auto drifted = [&](const JobRun& o) {
+    if (o.seen.size() != o.links.size()) return false;  // it has not measured yet: it will see the load as it is
+    for (std::size_t i = 0; i < o.links.size(); ++i) {
+      const int l = o.links[i];
+      const double others = link_load[l] - (o.nominal_t > 0 ? o.link_bytes[i] / o.nominal_t : 0);
+      const double left = topo.link(l / 2).bandwidth.value - std::max(others, o.seen[i]);
+      if (left <= 0 || std::abs(others - o.seen[i]) > threshold * left) return true;
+    }
+    return false;
+  };
   ++mark_stamp;
-  for (int c : *footprint) cable_mark[c] = mark_stamp;
-  for (auto& [key, run] : runs) {
-    const auto& c = run->cables;
-    if (!std::any_of(c.begin(), c.end(), [&](int cable) { return cable_mark[cable] == mark_stamp; })) continue;
-    run->dirty = true;
-    if (run->wake) run->wake->release();
-  }
+  for (int l : r.links)
+    for (JobRun* o : link_users[l]) {
+      if (o == &r || o->mark == mark_stamp) continue;
+      o->mark = mark_stamp;
+      if (!o->dirty && drifted(*o)) wake(*o);
+    }
+}
+
+void World::wake_all() {
+  ++epoch;
+  for (auto& [key, run] : runs) wake(*run);
+}
+
+void World::wake_gpus(const std::vector<int>& gpus) {
+  ++epoch;
+  for (auto& [key, run] : runs)
+    for (int g : run->launch.gpus)
+      if (std::find(gpus.begin(), gpus.end(), g) != gpus.end()) {
+        wake(*run);
+        break;
+      }
 }
 
 }  // namespace tt::sim

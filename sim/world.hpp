@@ -1,10 +1,17 @@
 // World: what the driver's actors share inside one simulation (SimGrid actors are cooperative: no data races, and
 // no s4u Mutex may be held by an actor that can be killed, so only the controller actor ever locks one).
 // Jobs and faults post events with post(); the controller actor waits for them on `events_cv` with a deadline.
-// cluster_changed() counts a change (a job started or ended, a fault or a repair) and wakes the fast-forwarding jobs it
-// may slow down or speed up, each waiting on its own semaphore (a ConditionVariable needs a Mutex, which a killed
-// waiter would leave locked): after a fault or repair every job (routes may move); after a job's change only the jobs
-// whose iteration flows share a cable with it (a contention change further away is second order: not re-measured).
+// Fast-forwarding jobs wait on their own semaphore (a ConditionVariable needs a Mutex, which a killed waiter would
+// leave locked); a change that may alter a job's pace marks it dirty and releases its semaphore, and it measures again:
+// - nominal load: every job with a pace puts its average bytes/s on the directional shared links its iteration flows
+//   cross (cables between two switches; a cable at a GPU carries only its job's traffic). When a job's nominal load
+//   appears, changes or goes (set_nominal(), leave()), each job sharing one of those links measures again if the
+//   load of the others on one of its links moved, since it last measured, by more than `sim.remeasure_threshold` of
+//   the capacity left to it there (a change much smaller than what is left changes its max-min share by about as
+//   little). Comparing with the load seen at the last measurement, small changes cannot add up unnoticed.
+// - wake_all(): a link, NIC or switch fault or repair (routes may move); wake_gpus(): a straggler's GPUs.
+// A job whose iteration flows cross no shared link runs alone on its cables: its pace depends only on its own flows,
+// routes and compute, and a measurement is reused for the same signature (`paces`).
 #pragma once
 
 #include <cstdint>
@@ -16,6 +23,7 @@
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -34,7 +42,7 @@ struct World {
   simgrid::s4u::MutexPtr mutex = simgrid::s4u::Mutex::create();  // held by the controller actor only
   simgrid::s4u::ConditionVariablePtr events_cv = simgrid::s4u::ConditionVariable::create();
   std::deque<Event> events;
-  std::uint64_t epoch = 0;                                // bumped by cluster_changed()
+  std::uint64_t epoch = 0;                                // changes that could alter paces (RunStats)
   std::map<std::pair<int, int>, std::unique_ptr<JobRun>> runs;  // by (job, attempt); kept until the end
   simgrid::s4u::ActorPtr faults;                          // the fault injector, if any
   std::exception_ptr error;                               // set by an actor that hit a bug; stops the run
@@ -42,6 +50,12 @@ struct World {
   std::vector<double> gpu_speed;                          // by global GPU: fraction of peak left (stragglers)
   long long fast_forwards = 0;
   long long load_flows = 0;
+  long long measurements = 0;  // explicit measurements of a pace
+  long long pace_reuses = 0;   // paces taken from `paces` instead
+  std::vector<double> link_load;                 // by directional link (2 x cable + reverse): nominal bytes/s
+  std::vector<std::vector<JobRun*>> link_users;  // attempts whose iteration flows cross each directional link
+  std::unordered_map<std::string, double> paces;  // iteration time of lone jobs by signature (job.cpp)
+  std::uint32_t mark_stamp = 0;                   // scratch for set_nominal(): each job checked once per change
   FlowCensus flows;  // the jobs' collective and checkpoint flows in flight (RunStats)
 
   World(const Scenario& s, Platform& p);
@@ -51,10 +65,16 @@ struct World {
     events.push_back(std::move(e));
     events_cv->notify_all();
   }
-  // `footprint`: the cables of the job that changed (JobRun::cables); nullptr: wake every job.
-  void cluster_changed(const std::vector<int>* footprint = nullptr);
-  std::vector<std::uint32_t> cable_mark;  // scratch for cluster_changed(): cables of the change, by stamp
-  std::uint32_t mark_stamp = 0;
+  // The attempt's links join link_users (start_job) and leave them (it ended, stalled or was killed).
+  void join(JobRun& r);
+  void leave(JobRun& r);
+  // The attempt's pace is now `t` seconds per iteration (0: it puts no load, it is blocked): updates link_load and
+  // wakes the jobs sharing its links that drifted (see above).
+  void set_nominal(JobRun& r, double t);
+  // Records the others' load on the attempt's links as it starts measuring.
+  void snapshot_seen(JobRun& r);
+  void wake_all();
+  void wake_gpus(const std::vector<int>& gpus);
   void fail(std::string actor, std::exception_ptr e) {
     if (!error) {
       error = std::move(e);

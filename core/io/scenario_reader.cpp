@@ -649,9 +649,10 @@ CommOverrides read_comm(JsonObject& root) {
 SimOptions read_sim(JsonObject& root) {
   SimOptions s;
   if (!present(root, "sim")) return s;
-  auto o = open_child(root, "sim", {"fast_forward", "measure_iterations", "horizon"});
+  auto o = open_child(root, "sim", {"fast_forward", "measure_iterations", "remeasure_threshold", "horizon"});
   s.fast_forward = o.opt_boolean("fast_forward").value_or(s.fast_forward);
   s.measure_iterations = opt_int_in(o, "measure_iterations", 1).value_or(s.measure_iterations);
+  s.remeasure_threshold = o.opt_number("remeasure_threshold", 0, 1).value_or(s.remeasure_threshold);
   s.horizon = opt_positive_seconds(o, "horizon").value_or(s.horizon);
   o.finish();
   return s;

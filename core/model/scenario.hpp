@@ -183,6 +183,9 @@ struct CheckSpec {
 struct SimOptions {
   bool fast_forward = true;   // advance steady-state iterations in one step (ARCHITECTURE.md)
   int measure_iterations = 2; // iterations simulated explicitly before each fast-forward
+  // A fast-forwarding job measures again when the average load other jobs put on a shared cable it crosses moved by
+  // more than this fraction of the capacity left to it there since it measured (sim/job.hpp); 0: on any change.
+  double remeasure_threshold = 0.02;
   Seconds horizon = Seconds(30 * 86400.0);  // the run stops here even if jobs remain
 };
 

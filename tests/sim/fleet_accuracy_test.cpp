@@ -1,6 +1,7 @@
-// Accuracy of the fleet-scale shortcuts (issue 8): fast-forward, re-measuring only the jobs that share a cable with a
-// change, reusing a measured pace across checkpoints, and merged flows must not move job end times by more than 1%
-// compared with simulating every iteration explicitly.
+// Accuracy of the fleet-scale shortcuts (issue 8): fast-forward, re-measuring only the jobs whose shared links saw the
+// others' nominal load drift past sim.remeasure_threshold, reusing a lone job's pace for an identical signature and
+// across checkpoints, and merged flows must not move job end times by more than 1% compared with simulating every
+// iteration explicitly.
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
@@ -59,4 +60,21 @@ TEST_CASE("fleet: fast-forward and targeted re-measuring keep job end times with
     multi_node += s.jobs[i].gpus > 8;
   }
   CHECK(multi_node >= 2);
+  CHECK(fast["pace_reuses"].get<long long>() > 0);  // single-node jobs of the same shape measure once
+}
+
+TEST_CASE("fleet: re-measuring at every load change and at the default threshold agree within 1%", "[sim]") {
+  Scenario s = read_scenario(parse_json_text(kFleet, "small-fleet.json"), "small-fleet.json");
+  for (JobSpec& j : s.jobs) j.checkpoint_every = 20;
+  s.sim.remeasure_threshold = 0;
+  const json every = testing::simulate(s);
+  s.sim.remeasure_threshold = 0.02;
+  const json drift = testing::simulate(s);
+  CHECK(drift["measurements"].get<long long>() <= every["measurements"].get<long long>());
+  REQUIRE(drift["jobs"].size() == every["jobs"].size());
+  for (std::size_t i = 0; i < drift["jobs"].size(); ++i) {
+    INFO(drift["jobs"][i]["name"].get<std::string>());
+    const double a = drift["jobs"][i]["end"].get<double>(), b = every["jobs"][i]["end"].get<double>();
+    CHECK(std::abs(a - b) <= 0.01 * b);
+  }
 }

@@ -99,6 +99,8 @@ inline nlohmann::json simulate(const Scenario& s) {
     j["events"] = stats.controller_events;
     j["activities"] = stats.simgrid_activities;
     j["fast_forwards"] = stats.fast_forwards;
+    j["measurements"] = stats.measurements;
+    j["pace_reuses"] = stats.pace_reuses;
     j["peak_flows"] = stats.peak_flows;
     j["flow_end_scans"] = stats.flow_end_scans;
     j["driver"] = rec.driver;

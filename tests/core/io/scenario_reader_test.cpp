@@ -128,6 +128,8 @@ TEST_CASE("scenario quantities need units and a sign that makes sense", "[unit]"
        "an integer >= 1"},
       {"zero measure iterations", R"([{"op": "add", "path": "/sim", "value": {"measure_iterations": 0}}])",
        "/sim/measure_iterations", "an integer >= 1"},
+      {"negative re-measure threshold", R"([{"op": "add", "path": "/sim", "value": {"remeasure_threshold": -0.1}}])",
+       "/sim/remeasure_threshold", "a number in [0, 1]"},
   });
 }
 
@@ -348,7 +350,7 @@ TEST_CASE("a valid scenario round-trips: every field as written", "[unit]") {
     "recovery": {"detection_timeout": "30s", "restart_overhead": "5m", "max_restarts": 3},
     "perf": {"compute_efficiency": 0.4, "grad_bytes_per_param": 4, "activation_bytes": 1,
              "checkpoint_bytes_per_param": 16, "launch_overhead": "90s"},
-    "sim": {"fast_forward": false, "measure_iterations": 5, "horizon": "7d"},
+    "sim": {"fast_forward": false, "measure_iterations": 5, "remeasure_threshold": 0.05, "horizon": "7d"},
     "checks": [{"name": "70b within six hours", "metric": "job.end", "job": "pretrain-70b", "op": "<=",
                 "value": "6h"},
                {"metric": "job.restarts", "job": "custom", "op": "==", "value": 0},
@@ -443,6 +445,7 @@ TEST_CASE("a valid scenario round-trips: every field as written", "[unit]") {
 
   CHECK_FALSE(s.sim.fast_forward);
   CHECK(s.sim.measure_iterations == 5);
+  CHECK(s.sim.remeasure_threshold == 0.05);
   CHECK(s.sim.horizon.value == 7 * 86400);
 
   REQUIRE(s.checks.size() == 7);
