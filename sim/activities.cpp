@@ -14,9 +14,9 @@ void cancel_unless_over(sg4::Activity& a) {
     a.cancel();
 }
 
-std::vector<double> wait_all(const std::vector<sg4::ActivityPtr>& batch, InFlight& inflight) {
+std::vector<double> wait_all(const std::vector<sg4::ActivityPtr>& batch, InFlight& inflight, bool count) {
   auto ended = [&](std::size_t n) {
-    if (inflight.census) inflight.census->ended(static_cast<long long>(n));
+    if (inflight.census && count) inflight.census->ended(static_cast<long long>(n));
   };
   if (inflight.cancelled) {
     for (auto& a : batch) cancel_unless_over(*a);
@@ -27,7 +27,7 @@ std::vector<double> wait_all(const std::vector<sg4::ActivityPtr>& batch, InFligh
   std::vector<std::size_t> index(batch.size());
   std::iota(index.begin(), index.end(), 0);
   std::vector<sg4::ActivityPtr> pending = batch;
-  inflight.waiting = batch;
+  inflight.waiting.insert(inflight.waiting.end(), batch.begin(), batch.end());
   auto done = [&](std::size_t k) {
     finish[index[k]] = pending[k]->get_finish_time();
     pending[k] = pending.back();
@@ -54,10 +54,8 @@ std::vector<double> wait_all(const std::vector<sg4::ActivityPtr>& batch, InFligh
   } catch (...) {
     for (auto& a : pending) cancel_unless_over(*a);
     ended(pending.size());
-    inflight.waiting.clear();
     throw;
   }
-  inflight.waiting.clear();
   return finish;
 }
 

@@ -9,9 +9,8 @@
 
 namespace tt::sim {
 
-// Host-to-host flows in flight across one simulation. SimGrid 3.32 detaches every Comm::sendto_init() comm onto one
-// list (the maestro actor's activities, a std::list) and CommImpl::finish() removes each ending comm with
-// std::list::remove: a scan of every flow in flight. `scanned` sums that list's length at each end (its cost).
+// Host-to-host flows in flight across one simulation (RunStats). `scanned` sums the flows in flight at each flow end:
+// what SimGrid 3.32 would scan if they were direct host-to-host comms (collective.hpp), which the sim no longer uses.
 struct FlowCensus {
   long long in_flight = 0;
   long long peak = 0;
@@ -26,7 +25,8 @@ struct FlowCensus {
 };
 
 struct InFlight {
-  std::vector<simgrid::s4u::ActivityPtr> waiting;  // the batch its owner is waiting on
+  std::vector<simgrid::s4u::ActivityPtr> waiting;  // what its owner and its helper actors wait on
+  int helpers = 0;                                 // helper actors of its owner running (collective.cpp)
   long long started = 0;                           // activities its owner started (RunStats)
   bool cancelled = false;                          // set by cancel_all(): no more waiting
   FlowCensus* census = nullptr;                    // counts the flows its owner starts and ends, if set
@@ -35,11 +35,13 @@ struct InFlight {
 struct Cancelled {};  // thrown by wait_all() once cancel_all() was called on its InFlight
 
 // Waits until every activity of `batch` is done and returns each one's finish time (simulated seconds, in batch
-// order). When one fails, cancels the others and rethrows its exception. `inflight` holds the batch meanwhile; its
-// census, if any, counts the batch's activities as ended (the caller counted them as started).
-std::vector<double> wait_all(const std::vector<simgrid::s4u::ActivityPtr>& batch, InFlight& inflight);
+// order). When one fails, cancels the others and rethrows its exception. The batch joins `inflight.waiting` (whoever
+// owns it clears that when nothing is in flight); with `count`, its census, if any, counts the batch's activities as
+// ended (the caller counted them as started).
+std::vector<double> wait_all(const std::vector<simgrid::s4u::ActivityPtr>& batch, InFlight& inflight,
+                             bool count = true);
 
-// Stops the owner of `inflight`: cancels what it waits on; its waits throw Cancelled from now on.
+// Stops the owner of `inflight`: cancels what it and its helpers wait on; their waits throw Cancelled from now on.
 void cancel_all(InFlight& inflight);
 
 // Cancels an activity that is not over yet. Cancelling one that is over (finished, failed or cancelled) calls into a

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <memory>
 #include <unordered_map>
 #include <simgrid/Exception.hpp>
 #include <simgrid/s4u.hpp>
@@ -11,6 +13,12 @@
 namespace sg4 = simgrid::s4u;
 
 namespace tt::sim {
+
+Flow make_flow(const Platform& platform, sg4::Host* from, sg4::Host* to, double bytes, int phase) {
+  Flow f{from, to, bytes, &platform.route(from, to), phase, nullptr};
+  f.mailbox = sg4::Mailbox::by_name("flow:" + from->get_name() + ">" + to->get_name());
+  return f;
+}
 
 FlowGroup compile_group(const Platform& platform, const CommGroup& group) {
   FlowGroup out;
@@ -27,8 +35,7 @@ FlowGroup compile_group(const Platform& platform, const CommGroup& group) {
       out.flows[it->second].bytes += bytes;
       return;
     }
-    Flow f{platform.gpu(a), platform.gpu(b), bytes, nullptr, phase};
-    f.route = &platform.route(f.from, f.to);
+    Flow f = make_flow(platform, platform.gpu(a), platform.gpu(b), bytes, phase);
     alpha = std::max(alpha, f.route->latency);
     if (bytes > 0) {
       merged.emplace(key, out.flows.size());
@@ -62,67 +69,155 @@ FlowStep compile_step(const Platform& platform, const CommStep& step) {
 
 namespace {
 
-// SimGrid 3.32 detaches every host-to-host comm onto the maestro's activity list and scans that whole list when any of
-// them ends: each flow end costs the number of flows in flight in the whole simulation (FlowCensus, activities.hpp).
-sg4::ActivityPtr start_flow(const Flow& f) {
-  return sg4::Comm::sendto_async(f.from, f.to, static_cast<std::uint64_t>(std::llround(f.bytes)));
+// Helper actors, kept per host and reused (creating an actor maps and unmaps its stack: most of the time when each
+// batch of flows started its own). A helper runs one task at a time and waits on its semaphore when idle; helpers are
+// daemons (they end with the simulation), and one killed with its host leaves the pool.
+struct Helper {
+  sg4::SemaphorePtr wake = sg4::Semaphore::create(0);
+  std::function<void()> task;
+};
+
+struct Pool {
+  const sg4::Engine* engine = nullptr;
+  std::unordered_map<const sg4::Host*, std::vector<std::shared_ptr<Helper>>> idle;
+};
+
+Pool& pool() {
+  static Pool p;
+  if (p.engine != sg4::Engine::get_instance()) p = Pool{sg4::Engine::get_instance(), {}};
+  return p;
 }
 
-// Every group's phases in order, the groups concurrently: a group starts its next phase when its last flow of the
-// current one ends. Returns when every flow ended, with each group's last flow end. Cancellation and failures as in
-// wait_all() (activities.hpp); `inflight` holds the flows in flight meanwhile.
-std::vector<double> run_phased(const FlowStep& step, InFlight& inflight, double start) {
-  if (inflight.cancelled) throw Cancelled{};
-  const std::size_t groups = step.groups.size();
-  std::vector<double> end(groups, start);
-  std::vector<int> phase(groups, -1);
-  std::vector<int> left(groups, 0);
-  std::vector<sg4::ActivityPtr> pending;
-  std::vector<std::size_t> owner;
-  auto next_phase = [&](std::size_t g) {  // starts the group's next phase that has flows, if any
-    const FlowGroup& fg = step.groups[g];
-    while (left[g] == 0 && ++phase[g] < fg.phases)
-      for (const Flow& f : fg.flows)
-        if (f.phase == phase[g]) {
-          pending.push_back(start_flow(f));
-          owner.push_back(g);
-          ++left[g];
-          ++inflight.started;
-          if (inflight.census) inflight.census->started(1);
-        }
-  };
-  for (std::size_t g = 0; g < groups; ++g) next_phase(g);
-  inflight.waiting = pending;
-  try {
-    while (!pending.empty()) {
-      ssize_t first = sg4::Activity::wait_any(pending);
-      if (inflight.cancelled) throw Cancelled{};
-      std::vector<std::size_t> finished;
-      for (std::size_t k = pending.size(); k-- > 0;)
-        if (static_cast<ssize_t>(k) == first || pending[k]->get_finish_time() >= 0) {
-          pending[k]->wait();  // already over: a no-op, or the failure
-          const std::size_t g = owner[k];
-          end[g] = std::max(end[g], pending[k]->get_finish_time());
-          --left[g];
-          finished.push_back(g);
-          pending[k] = pending.back();
-          owner[k] = owner.back();
-          pending.pop_back();
-          owner.pop_back();
-          if (inflight.census) inflight.census->ended(1);
-        }
-      for (std::size_t g : finished) next_phase(g);
-      inflight.waiting = pending;
-    }
-  } catch (const simgrid::ForcefulKillException&) {
-    throw;
-  } catch (...) {
-    for (auto& a : pending) cancel_unless_over(*a);
-    if (inflight.census) inflight.census->ended(static_cast<long long>(pending.size()));
-    inflight.waiting.clear();
-    throw;
+void run_on(sg4::Host* host, std::function<void()> task) {
+  auto& idle = pool().idle[host];
+  if (!idle.empty()) {
+    std::shared_ptr<Helper> h = std::move(idle.back());
+    idle.pop_back();
+    h->task = std::move(task);
+    h->wake->release();
+    return;
   }
-  inflight.waiting.clear();
+  auto h = std::make_shared<Helper>();
+  h->task = std::move(task);
+  sg4::Actor::create("flows", host, [h, host] {
+    struct Gone {  // killed with its host (or at the end): out of the pool
+      const std::shared_ptr<Helper>& h;
+      const sg4::Host* host;
+      ~Gone() {
+        auto& v = pool().idle[host];
+        v.erase(std::remove(v.begin(), v.end(), h), v.end());
+      }
+    } gone{h, host};
+    for (;;) {
+      std::function<void()> task = std::move(h->task);
+      h->task = nullptr;
+      task();
+      task = nullptr;
+      pool().idle[host].push_back(h);
+      h->wake->acquire();
+    }
+  })->daemonize();
+}
+
+// Runs body(i) for i < n, each in its own helper actor on host(i), and returns when all are done, rethrowing the first
+// exception one of them threw (the others were cancelled through `inflight`). While helpers run, kill_job() stops the
+// owner by cancelling (InFlight::helpers), never by killing it: the helpers use the caller's frame. A helper killed
+// with its host (a crash) still counts as done.
+template <class Host, class Body>
+void fork_join(std::size_t n, InFlight& inflight, const Host& host, const Body& body) {
+  struct Join {
+    std::size_t left = 0;
+    sg4::SemaphorePtr done = sg4::Semaphore::create(0);
+    std::exception_ptr error;
+  };
+  auto join = std::make_shared<Join>();
+  join->left = n;
+  ++inflight.helpers;
+  for (std::size_t i = 0; i < n; ++i)
+    run_on(host(i), [join, i, &inflight, &body] {
+      struct Done {  // however the helper ends
+        Join& j;
+        ~Done() {
+          if (--j.left == 0) j.done->release();
+        }
+      } done{*join};
+      try {
+        if (inflight.cancelled) throw Cancelled{};
+        body(i);
+      } catch (const simgrid::ForcefulKillException&) {
+        throw;
+      } catch (...) {
+        if (!join->error) join->error = std::current_exception();
+        if (!inflight.cancelled) cancel_all(inflight);  // the step failed: its other flows stop too
+      }
+    });
+  join->done->acquire();
+  --inflight.helpers;
+  if (join->error) std::rethrow_exception(join->error);
+}
+
+// Starts `flows` together and returns each one's finish time: one sender actor per source host puts them, one
+// receiver actor per destination host gets them.
+std::vector<double> run_flows(const std::vector<const Flow*>& flows, InFlight& inflight) {
+  std::vector<double> finish(flows.size(), -1);
+  if (inflight.cancelled) throw Cancelled{};
+  if (flows.empty()) return finish;
+  struct End {
+    sg4::Host* host;
+    std::vector<std::size_t> flows;
+  };
+  std::vector<End> ends;  // senders, then receivers, in order of first appearance
+  std::unordered_map<const sg4::Host*, std::size_t> sender, receiver;
+  for (std::size_t k = 0; k < flows.size(); ++k) {
+    auto [it, fresh] = sender.emplace(flows[k]->from, ends.size());
+    if (fresh) ends.push_back(End{flows[k]->from, {}});
+    ends[it->second].flows.push_back(k);
+  }
+  const std::size_t senders = ends.size();
+  for (std::size_t k = 0; k < flows.size(); ++k) {
+    auto [it, fresh] = receiver.emplace(flows[k]->to, ends.size());
+    if (fresh) ends.push_back(End{flows[k]->to, {}});
+    ends[it->second].flows.push_back(k);
+  }
+  inflight.started += static_cast<long long>(flows.size());
+  if (inflight.census) inflight.census->started(static_cast<long long>(flows.size()));
+  static char payload;  // flows carry no data
+  fork_join(
+      ends.size(), inflight, [&](std::size_t i) { return ends[i].host; },
+      [&](std::size_t i) {
+        const End& e = ends[i];
+        const bool send = i < senders;
+        std::vector<sg4::ActivityPtr> batch;
+        std::vector<void*> slots(e.flows.size());
+        for (std::size_t j = 0; j < e.flows.size(); ++j) {
+          const Flow& f = *flows[e.flows[j]];
+          batch.push_back(send ? f.mailbox->put_async(&payload, static_cast<std::uint64_t>(std::llround(f.bytes)))
+                               : f.mailbox->get_async(&slots[j]));
+        }
+        const std::vector<double> done = wait_all(batch, inflight, send);
+        if (send)
+          for (std::size_t j = 0; j < e.flows.size(); ++j) finish[e.flows[j]] = done[j];
+      });
+  return finish;
+}
+
+// Every group's phases in order, the groups concurrently (a helper actor each when there are several): a group starts
+// its next phase when its last flow of the current one ends. Returns each group's last flow end.
+std::vector<double> run_phased(const FlowStep& step, InFlight& inflight, double start) {
+  std::vector<double> end(step.groups.size(), start);
+  auto run_group = [&](std::size_t g) {
+    const FlowGroup& fg = step.groups[g];
+    for (int p = 0; p < fg.phases; ++p) {
+      std::vector<const Flow*> flows;
+      for (const Flow& f : fg.flows)
+        if (f.phase == p) flows.push_back(&f);
+      for (double t : run_flows(flows, inflight)) end[g] = std::max(end[g], t);
+    }
+  };
+  if (step.groups.size() == 1)
+    run_group(0);
+  else
+    fork_join(step.groups.size(), inflight, [](std::size_t) { return sg4::this_actor::get_host(); }, run_group);
   return end;
 }
 
@@ -135,22 +230,28 @@ std::vector<Seconds> run_step(const FlowStep& step, InFlight& inflight) {
   std::vector<double> flows_end(step.groups.size(), start);
   const bool phased =
       std::any_of(step.groups.begin(), step.groups.end(), [](const FlowGroup& g) { return g.phases > 1; });
-  if (phased) {
-    flows_end = run_phased(step, inflight, start);
-  } else {
-    std::vector<sg4::ActivityPtr> batch;
-    std::vector<std::size_t> group_of;
-    for (std::size_t g = 0; g < step.groups.size(); ++g)
-      for (const Flow& f : step.groups[g].flows) {
-        batch.push_back(start_flow(f));
-        group_of.push_back(g);
-      }
-    inflight.started += static_cast<long long>(batch.size());
-    if (inflight.census) inflight.census->started(static_cast<long long>(batch.size()));
-    std::vector<double> finish = wait_all(batch, inflight);
-    for (std::size_t k = 0; k < finish.size(); ++k)
-      flows_end[group_of[k]] = std::max(flows_end[group_of[k]], finish[k]);
+  try {
+    if (phased) {
+      flows_end = run_phased(step, inflight, start);
+    } else {
+      std::vector<const Flow*> flows;
+      std::vector<std::size_t> group_of;
+      for (std::size_t g = 0; g < step.groups.size(); ++g)
+        for (const Flow& f : step.groups[g].flows) {
+          flows.push_back(&f);
+          group_of.push_back(g);
+        }
+      const std::vector<double> finish = run_flows(flows, inflight);
+      for (std::size_t k = 0; k < finish.size(); ++k)
+        flows_end[group_of[k]] = std::max(flows_end[group_of[k]], finish[k]);
+    }
+  } catch (const simgrid::ForcefulKillException&) {
+    throw;
+  } catch (...) {
+    inflight.waiting.clear();
+    throw;
   }
+  inflight.waiting.clear();  // nothing in flight: kill_job() may kill the actor in the latency sleep below
   std::vector<Seconds> durations;
   double end = start;
   for (std::size_t g = 0; g < step.groups.size(); ++g) {

@@ -391,8 +391,7 @@ JobRun& start_job(World& w, Launch launch) {
   }
   if (sg4::Host* storage = w.platform.storage())
     for (int gpu : l.plan.checkpoint_writers) {
-      Flow f{w.platform.gpu(gpu), storage, l.plan.checkpoint_bytes_per_writer.value, nullptr};
-      f.route = &w.platform.route(f.from, f.to);
+      Flow f = make_flow(w.platform, w.platform.gpu(gpu), storage, l.plan.checkpoint_bytes_per_writer.value);
       r.checkpoint.latency = std::max(r.checkpoint.latency, f.route->latency);
       if (f.bytes > 0) r.checkpoint.flows.push_back(f);
     }
@@ -459,8 +458,9 @@ void kill_job(World& w, JobRun& r) {
   // acquisition's timer to fire later into freed memory (a segfault weeks of simulated time later: the fleet month
   // crash). So an actor that waits on activities is stopped by cancelling them, and one that waits on its semaphore
   // (fast-forward, compute, links, a previous checkpoint write) by releasing it: it wakes, sees Killed and returns.
-  // Only one in a plain sleep (startup, snapshot, a step's latency) is killed.
-  if (!r.inflight.waiting.empty()) {
+  // Only one in a plain sleep (startup, snapshot, a step's latency) is killed; one whose helper actors move its flows
+  // (collective.hpp) is stopped by cancelling them.
+  if (!r.inflight.waiting.empty() || r.inflight.helpers > 0) {
     r.wake = nullptr;
     cancel_all(r.inflight);
   } else if (r.wake) {
