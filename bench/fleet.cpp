@@ -3,7 +3,8 @@
 // async checkpoints, four queues in a cohort with quotas, borrowing and reclaim, priority classes with preemption,
 // EASY backfill, hot spares and lemon draining. Runs at a quarter, half and full size (nodes, spines, arrival rate
 // scaled together), each simulation in its own process, and prints wall seconds, peak RSS, simulated seconds per wall
-// second, SimGrid activities, controller events, jobs and failures, and how wall time grows with size.
+// second, SimGrid activities, controller events, jobs, failures, paces measured and reused, and how wall time grows
+// with size.
 // Goal (issue 8): the full size in at most 60 s and 2 GiB on one core. Never fails on time.
 //
 //   bench_fleet [--scale 0.25|0.5|1] [--days D] [--seed S] [--no-fast-forward] [--progress] [--json]
@@ -150,9 +151,10 @@ std::string run_one(double scale, const Options& o) {
               {"fast_forwards", stats.fast_forwards},
               {"cluster_changes", stats.cluster_changes},
               {"measurements", stats.measurements},
+              {"remeasurements", stats.remeasurements},
               {"pace_reuses", stats.pace_reuses},
+              {"step_reuses", stats.step_reuses},
               {"peak_flows", stats.peak_flows},
-              {"flow_end_scans", stats.flow_end_scans},
               {"gpu_utilization", r.gpu_utilization}};
   return out.dump();
 }
@@ -194,12 +196,13 @@ int main(int argc, char** argv) {
     if (!o.json)
       std::printf(
           "scale %-4g %5d GPUs  %5d jobs (%5d done)  %4d failures  wall %7.2f s  peak RSS %6.0f MiB  speedup %9.0fx  "
-          "%10lld SimGrid activities  %7lld events  %6lld measured + %6lld reused paces  peak %5lld flows  %.3g flow-end "
-          "scans\n",
+          "%10lld SimGrid activities  %7lld events  %6lld measured + %6lld reused paces  %8lld reused steps  peak %5lld "
+          "flows\n",
           scale, r["gpus"].get<int>(), r["jobs"].get<int>(), r["jobs_finished"].get<int>(), r["failures"].get<int>(),
           r["wall_s"].get<double>(), r["peak_rss_mib"].get<double>(), r["speedup"].get<double>(),
           r["simgrid_activities"].get<long long>(), r["controller_events"].get<long long>(),
-          r["measurements"].get<long long>(), r["pace_reuses"].get<long long>(), r["peak_flows"].get<long long>(), r["flow_end_scans"].get<double>());
+          r["measurements"].get<long long>(), r["pace_reuses"].get<long long>(), r["step_reuses"].get<long long>(),
+          r["peak_flows"].get<long long>());
     std::fflush(stdout);
   }
   Json growth = Json::array();

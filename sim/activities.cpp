@@ -1,7 +1,11 @@
 #include "sim/activities.hpp"
 
+#include <algorithm>
+#include <memory>
 #include <numeric>
+#include <unordered_map>
 #include <simgrid/Exception.hpp>
+#include <simgrid/s4u.hpp>
 
 namespace sg4 = simgrid::s4u;
 
@@ -63,6 +67,57 @@ void cancel_all(InFlight& inflight) {
   inflight.cancelled = true;
   for (auto& a : inflight.waiting) cancel_unless_over(*a);
   inflight.waiting.clear();
+}
+
+namespace {
+
+struct Helper {
+  sg4::SemaphorePtr wake = sg4::Semaphore::create(0);
+  std::function<void()> task;
+};
+
+struct Pool {
+  const sg4::Engine* engine = nullptr;
+  std::unordered_map<const sg4::Host*, std::vector<std::shared_ptr<Helper>>> idle;
+};
+
+Pool& pool() {
+  static Pool p;
+  if (p.engine != sg4::Engine::get_instance()) p = Pool{sg4::Engine::get_instance(), {}};
+  return p;
+}
+
+}  // namespace
+
+void run_helper(sg4::Host* host, std::function<void()> task) {
+  auto& idle = pool().idle[host];
+  if (!idle.empty()) {
+    std::shared_ptr<Helper> h = std::move(idle.back());
+    idle.pop_back();
+    h->task = std::move(task);
+    h->wake->release();
+    return;
+  }
+  auto h = std::make_shared<Helper>();
+  h->task = std::move(task);
+  sg4::Actor::create("flows", host, [h, host] {
+    struct Gone {  // killed with its host (or at the end): out of the pool
+      const std::shared_ptr<Helper>& h;
+      const sg4::Host* host;
+      ~Gone() {
+        auto& v = pool().idle[host];
+        v.erase(std::remove(v.begin(), v.end(), h), v.end());
+      }
+    } gone{h, host};
+    for (;;) {
+      std::function<void()> task = std::move(h->task);
+      h->task = nullptr;
+      task();
+      task = nullptr;
+      pool().idle[host].push_back(h);
+      h->wake->acquire();
+    }
+  })->daemonize();
 }
 
 }  // namespace tt::sim

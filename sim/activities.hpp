@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <simgrid/s4u/Activity.hpp>
 #include <vector>
 
@@ -43,6 +44,12 @@ std::vector<double> wait_all(const std::vector<simgrid::s4u::ActivityPtr>& batch
 
 // Stops the owner of `inflight`: cancels what it and its helpers wait on; their waits throw Cancelled from now on.
 void cancel_all(InFlight& inflight);
+
+// Runs `task` in a helper actor on `host`: an idle one of that host's, or a new one. Helpers are kept per host and reused
+// (creating an actor maps and unmaps its stack: most of the time when each batch of flows started its own); a helper
+// runs one task at a time and waits on its semaphore when idle. They are daemons (they end with the simulation), and
+// one killed with its host (a crash) leaves the pool; the task unwinds as after Actor::kill().
+void run_helper(simgrid::s4u::Host* host, std::function<void()> task);
 
 // Cancels an activity that is not over yet. Cancelling one that is over (finished, failed or cancelled) calls into a
 // kernel activity SimGrid 3.32 may already have released: the segfault of the 4,096-GPU month, 23 simulated days in.

@@ -69,56 +69,6 @@ FlowStep compile_step(const Platform& platform, const CommStep& step) {
 
 namespace {
 
-// Helper actors, kept per host and reused (creating an actor maps and unmaps its stack: most of the time when each
-// batch of flows started its own). A helper runs one task at a time and waits on its semaphore when idle; helpers are
-// daemons (they end with the simulation), and one killed with its host leaves the pool.
-struct Helper {
-  sg4::SemaphorePtr wake = sg4::Semaphore::create(0);
-  std::function<void()> task;
-};
-
-struct Pool {
-  const sg4::Engine* engine = nullptr;
-  std::unordered_map<const sg4::Host*, std::vector<std::shared_ptr<Helper>>> idle;
-};
-
-Pool& pool() {
-  static Pool p;
-  if (p.engine != sg4::Engine::get_instance()) p = Pool{sg4::Engine::get_instance(), {}};
-  return p;
-}
-
-void run_on(sg4::Host* host, std::function<void()> task) {
-  auto& idle = pool().idle[host];
-  if (!idle.empty()) {
-    std::shared_ptr<Helper> h = std::move(idle.back());
-    idle.pop_back();
-    h->task = std::move(task);
-    h->wake->release();
-    return;
-  }
-  auto h = std::make_shared<Helper>();
-  h->task = std::move(task);
-  sg4::Actor::create("flows", host, [h, host] {
-    struct Gone {  // killed with its host (or at the end): out of the pool
-      const std::shared_ptr<Helper>& h;
-      const sg4::Host* host;
-      ~Gone() {
-        auto& v = pool().idle[host];
-        v.erase(std::remove(v.begin(), v.end(), h), v.end());
-      }
-    } gone{h, host};
-    for (;;) {
-      std::function<void()> task = std::move(h->task);
-      h->task = nullptr;
-      task();
-      task = nullptr;
-      pool().idle[host].push_back(h);
-      h->wake->acquire();
-    }
-  })->daemonize();
-}
-
 // Runs body(i) for i < n, each in its own helper actor on host(i), and returns when all are done, rethrowing the first
 // exception one of them threw (the others were cancelled through `inflight`). While helpers run, kill_job() stops the
 // owner by cancelling (InFlight::helpers), never by killing it: the helpers use the caller's frame. A helper killed
@@ -134,7 +84,7 @@ void fork_join(std::size_t n, InFlight& inflight, const Host& host, const Body& 
   join->left = n;
   ++inflight.helpers;
   for (std::size_t i = 0; i < n; ++i)
-    run_on(host(i), [join, i, &inflight, &body] {
+    run_helper(host(i), [join, i, &inflight, &body] {
       struct Done {  // however the helper ends
         Join& j;
         ~Done() {
@@ -203,15 +153,23 @@ std::vector<double> run_flows(const std::vector<const Flow*>& flows, InFlight& i
 
 // Every group's phases in order, the groups concurrently (a helper actor each when there are several): a group starts
 // its next phase when its last flow of the current one ends. Returns each group's last flow end.
-std::vector<double> run_phased(const FlowStep& step, InFlight& inflight, double start) {
+std::vector<double> run_phased(const FlowStep& step, InFlight& inflight, double start, std::vector<double>* rates) {
   std::vector<double> end(step.groups.size(), start);
+  std::vector<std::size_t> first(step.groups.size(), 0);  // index of each group's first flow in `rates`
+  for (std::size_t g = 1; g < step.groups.size(); ++g) first[g] = first[g - 1] + step.groups[g - 1].flows.size();
   auto run_group = [&](std::size_t g) {
     const FlowGroup& fg = step.groups[g];
     for (int p = 0; p < fg.phases; ++p) {
       std::vector<const Flow*> flows;
       for (const Flow& f : fg.flows)
         if (f.phase == p) flows.push_back(&f);
-      for (double t : run_flows(flows, inflight)) end[g] = std::max(end[g], t);
+      const double t0 = sg4::Engine::get_clock();
+      const std::vector<double> finish = run_flows(flows, inflight);
+      for (std::size_t k = 0; k < flows.size(); ++k) {
+        end[g] = std::max(end[g], finish[k]);
+        if (rates && finish[k] > t0)
+          (*rates)[first[g] + static_cast<std::size_t>(flows[k] - fg.flows.data())] = flows[k]->bytes / (finish[k] - t0);
+      }
     }
   };
   if (step.groups.size() == 1)
@@ -223,16 +181,21 @@ std::vector<double> run_phased(const FlowStep& step, InFlight& inflight, double 
 
 }  // namespace
 
-std::vector<Seconds> run_step(const FlowStep& step, InFlight& inflight) {
+std::vector<Seconds> run_step(const FlowStep& step, InFlight& inflight, std::vector<double>* rates) {
   // Stopped while it slept through the previous step's latency: start nothing (a host it would send to may be off).
   if (inflight.cancelled) throw Cancelled{};
   const double start = sg4::Engine::get_clock();
   std::vector<double> flows_end(step.groups.size(), start);
   const bool phased =
       std::any_of(step.groups.begin(), step.groups.end(), [](const FlowGroup& g) { return g.phases > 1; });
+  if (rates) {
+    std::size_t n = 0;
+    for (const FlowGroup& g : step.groups) n += g.flows.size();
+    rates->assign(n, 0);
+  }
   try {
     if (phased) {
-      flows_end = run_phased(step, inflight, start);
+      flows_end = run_phased(step, inflight, start, rates);
     } else {
       std::vector<const Flow*> flows;
       std::vector<std::size_t> group_of;
@@ -242,8 +205,10 @@ std::vector<Seconds> run_step(const FlowStep& step, InFlight& inflight) {
           group_of.push_back(g);
         }
       const std::vector<double> finish = run_flows(flows, inflight);
-      for (std::size_t k = 0; k < finish.size(); ++k)
+      for (std::size_t k = 0; k < finish.size(); ++k) {
         flows_end[group_of[k]] = std::max(flows_end[group_of[k]], finish[k]);
+        if (rates && finish[k] > start) (*rates)[k] = flows[k]->bytes / (finish[k] - start);
+      }
     }
   } catch (const simgrid::ForcefulKillException&) {
     throw;

@@ -52,7 +52,8 @@ FlowStep compile_step(const Platform& platform, const CommStep& step);
 // actor on its source host and a receiver actor on its destination host, one of each per host and batch: SimGrid 3.32
 // files every direct host-to-host comm (Comm::sendto) on one list that each ending comm scans, quadratic in the flows
 // in flight (74% of the 4,096-GPU fleet's time); a mailbox comm sits on its two actors' short lists only.
-std::vector<Seconds> run_step(const FlowStep& step, InFlight& inflight);
+// With `rates`, also the average rate of each flow (bytes over its duration; groups and flows in order).
+std::vector<Seconds> run_step(const FlowStep& step, InFlight& inflight, std::vector<double>* rates = nullptr);
 
 struct CollectiveTimes {
   std::vector<Seconds> steps;                // duration of each step

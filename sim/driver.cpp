@@ -167,7 +167,9 @@ RunStats run(const Scenario& scenario, Controller& controller, const RunOptions&
   stats.simgrid_activities += world.load_flows;
   stats.fast_forwards = world.fast_forwards;
   stats.measurements = world.measurements;
+  stats.remeasurements = world.remeasurements;
   stats.pace_reuses = world.pace_reuses;
+  stats.step_reuses = world.step_reuses;
   stats.cluster_changes = static_cast<long long>(world.epoch);
   stats.peak_flows = world.flows.peak;
   stats.flow_end_scans = world.flows.scanned;

@@ -173,6 +173,8 @@ class JobActor {
           }
         }
         ++w_.measurements;
+        const bool again = r_.iteration_time > 0;
+        if (again) ++w_.remeasurements;
         w_.snapshot_seen(r_);
         const std::int64_t k = std::min(measure, boundary - r_.iterations);
         const double t0 = now();
@@ -182,8 +184,9 @@ class JobActor {
         }
         const double t = (now() - t0) / static_cast<double>(k);
         r_.iteration_time = t;
+        for (double& b : r_.busy) b /= now() - t0;  // a share of the measured time
         if (!signature.empty()) w_.paces.emplace(std::move(signature), t);
-        w_.set_nominal(r_, t);
+        w_.set_nominal(r_, t, /*notify=*/!again);
         w_.post(JobProgress{l_.job, l_.attempt, r_.iterations, Seconds(t)});
         if (w_.scenario.sim.fast_forward && r_.iterations < boundary) fast_forward(boundary, t);
       }
@@ -202,28 +205,60 @@ class JobActor {
   // What the time of one iteration of a job alone on its cables depends on (job.hpp), as bytes.
   std::string pace_signature() const {
     std::string s;
-    auto put = [&s](auto v) { s.append(reinterpret_cast<const char*>(&v), sizeof v); };
+    put(s, compute_time());
     std::unordered_map<const sg4::Link*, int> ids;
-    put(compute_time());
-    for (const FlowStep& step : r_.steps) {
-      put(step.groups.size());
-      for (const FlowGroup& g : step.groups) {
-        put(g.phases);
-        put(g.latency.value);
-        put(g.flows.size());
-        for (const Flow& f : g.flows) {
-          put(f.bytes);
-          put(f.phase);
-          const Route& route = w_.platform.route(f.from, f.to);
-          put(route.links.size());
-          for (const sg4::Link* link : route.links) {
-            put(ids.emplace(link, static_cast<int>(ids.size())).first->second);
-            put(link->get_bandwidth());
-          }
+    for (const FlowStep& step : r_.steps) put_step(s, step, ids);
+    return s;
+  }
+
+  template <class T>
+  static void put(std::string& s, T v) {
+    s.append(reinterpret_cast<const char*>(&v), sizeof v);
+  }
+
+  // A step's flows as bytes: their sizes, phases and routes, links renamed in order of appearance (`ids`), with their
+  // bandwidth, and the groups' latencies.
+  void put_step(std::string& s, const FlowStep& step, std::unordered_map<const sg4::Link*, int>& ids) const {
+    put(s, step.groups.size());
+    for (const FlowGroup& g : step.groups) {
+      put(s, g.phases);
+      put(s, g.latency.value);
+      put(s, g.flows.size());
+      for (const Flow& f : g.flows) {
+        put(s, f.bytes);
+        put(s, f.phase);
+        const Route& route = w_.platform.route(f.from, f.to);
+        put(s, route.links.size());
+        for (const sg4::Link* link : route.links) {
+          put(s, ids.emplace(link, static_cast<int>(ids.size())).first->second);
+          put(s, link->get_bandwidth());
         }
       }
     }
-    return s;
+  }
+
+  // The step's flows' rates summed on each shared link of the job: its peak there (JobRun::peak); and the step's
+  // `duration` counted as time the job depends on each link its flows crossed (JobRun::busy).
+  void note_peaks(const FlowStep& step, const std::vector<double>& rates, double duration) {
+    std::vector<double> used(r_.links.size(), 0);
+    std::size_t k = 0;
+    for (const FlowGroup& g : step.groups)
+      for (const Flow& f : g.flows) {
+        const double rate = rates[k++];
+        const Route& route = w_.platform.route(f.from, f.to);
+        for (std::size_t h = 0; h < route.cables.size(); ++h) {
+          const int cable = route.cables[h];
+          const int link = 2 * cable + (route.links[h] == w_.platform.link(cable, true) ? 0 : 1);
+          auto it = std::lower_bound(r_.links.begin(), r_.links.end(), link);
+          if (it != r_.links.end() && *it == link) used[static_cast<std::size_t>(it - r_.links.begin())] += rate;
+        }
+      }
+    r_.peak.resize(r_.links.size(), 0);
+    r_.busy.resize(r_.links.size(), 0);
+    for (std::size_t i = 0; i < used.size(); ++i) {
+      r_.peak[i] = std::max(r_.peak[i], used[i]);
+      if (used[i] > 0) r_.busy[i] += duration;
+    }
   }
 
   void iteration() {
@@ -232,7 +267,29 @@ class JobActor {
     const double slowest = compute_time();
     ++r_.inflight.started;
     if (wait_until(now() + slowest, false) == Wake::Fault) throw Stalled{*r_.fault};
-    for (const FlowStep& s : r_.steps) run_step(s, r_.inflight);
+    for (std::size_t i = 0; i < r_.steps.size(); ++i) {
+      // A step that crosses no shared link runs alone on its cables (unless the job's own checkpoint write shares its
+      // NICs): it takes the time measured for the same signature, by this job or another.
+      if (!w_.scenario.sim.fast_forward || !r_.step_lone[i] || !r_.writer_done) {
+        std::vector<double> rates;
+        const double t0 = now();
+        run_step(r_.steps[i], r_.inflight, r_.links.empty() ? nullptr : &rates);
+        if (!rates.empty()) note_peaks(r_.steps[i], rates, now() - t0);
+        continue;
+      }
+      if (r_.step_signature[i].empty()) {
+        std::unordered_map<const sg4::Link*, int> ids;
+        put_step(r_.step_signature[i], r_.steps[i], ids);
+      }
+      if (auto it = w_.step_times.find(r_.step_signature[i]); it != w_.step_times.end()) {
+        ++w_.step_reuses;
+        if (wait_until(now() + it->second, false) == Wake::Fault) throw Stalled{*r_.fault};
+        continue;
+      }
+      const double t0 = now();
+      run_step(r_.steps[i], r_.inflight);
+      w_.step_times.emplace(r_.step_signature[i], now() - t0);
+    }
   }
 
   void checkpoint() {
@@ -374,6 +431,14 @@ JobRun& start_job(World& w, Launch launch) {
     return topo.graph()[boost::source(e, topo.graph())].kind != VertexKind::Gpu &&
            topo.graph()[boost::target(e, topo.graph())].kind != VertexKind::Gpu;
   };
+  for (const FlowStep& step : r.steps) {
+    bool lone = true;
+    for (const FlowGroup& g : step.groups)
+      for (const Flow& f : g.flows)
+        for (int cable : f.route->cables) lone = lone && !shared(cable);
+    r.step_lone.push_back(lone);
+  }
+  r.step_signature.resize(r.steps.size());
   std::map<int, double> link_bytes;  // by directional link
   for (const auto& [pair, bytes] : per_pair) {
     const Route& route = w.platform.route(pair.first, pair.second);

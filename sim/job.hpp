@@ -38,11 +38,15 @@ struct JobRun {
   std::string name;
   std::vector<simgrid::s4u::Host*> hosts;  // in rank order
   std::vector<FlowStep> steps;
+  std::vector<char> step_lone;             // by step: its flows cross no shared link (job.cpp reuses its time)
+  std::vector<std::string> step_signature; // ... and its signature, once computed
   FlowGroup checkpoint;                    // one flow per writer to the storage host
   std::vector<LoadEdge> load_edges;
   std::vector<int> links;                  // directional shared links its iteration flows cross (World::link_load)
   std::vector<double> link_bytes;          // ... the bytes of one iteration on each
   std::vector<double> seen;                // ... the others' nominal load on each when it last measured (bytes/s)
+  std::vector<double> peak;                // ... the most its flows of one step used of each then (bytes/s)
+  std::vector<double> busy;                // ... the share of its measured time spent in steps crossing each
   double nominal_t = 0;                    // the pace its nominal load is counted at; 0: none
   bool joined = false;                     // in World::link_users
   std::uint32_t mark = 0;                  // World::set_nominal() scratch

@@ -43,17 +43,17 @@ FastForwardLoad::FastForwardLoad(const std::string& tag, const std::vector<LoadE
     st.comms.insert(st.comms.end(), comms.begin(), comms.end());
   };
   for (auto& [host, mbs] : receives) {
-    state_->actors.push_back(sg4::Actor::create("ff-recv", host, [st = state_, mbs = mbs, arm] {
+    run_helper(host, [st = state_, mbs = mbs, arm] {
       if (st->stopped) return;  // stopped before it ran
       std::vector<void*> slots(mbs.size());
       std::vector<sg4::CommPtr> comms;
       for (std::size_t i = 0; i < mbs.size(); ++i) comms.push_back(mbs[i]->get_async(&slots[i]));
       arm(*st, comms);
       wait_quietly(comms);
-    }));
+    });
   }
   for (auto& [host, out] : sends) {
-    state_->actors.push_back(sg4::Actor::create("ff-send", host, [st = state_, out = out, span, arm] {
+    run_helper(host, [st = state_, out = out, span, arm] {
       if (st->stopped) return;
       static int token;
       std::vector<sg4::CommPtr> comms;
@@ -65,7 +65,7 @@ FastForwardLoad::FastForwardLoad(const std::string& tag, const std::vector<LoadE
       }
       arm(*st, comms);
       wait_quietly(comms);
-    }));
+    });
   }
 }
 
@@ -80,7 +80,6 @@ void FastForwardLoad::stop() {
   // Actors that have not run yet see `stopped` and return: none is killed (SimGrid 3.32 crashed, weeks of simulated
   // time into the fleet month, after such kills).
   st.comms.clear();
-  st.actors.clear();
 }
 
 }  // namespace tt::sim

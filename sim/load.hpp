@@ -32,7 +32,6 @@ class FastForwardLoad {
  private:
   struct State {
     std::vector<simgrid::s4u::CommPtr> comms;
-    std::vector<simgrid::s4u::ActorPtr> actors;
     bool stopped = false;
   };
   std::shared_ptr<State> state_;

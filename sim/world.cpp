@@ -17,6 +17,10 @@ World::~World() = default;
 
 namespace {
 
+// A flow's rate is read as its bytes over its duration: its peak under max-min sharing can be higher (it speeds up as
+// other flows end), hence a margin.
+constexpr double kPeakMargin = 1.25;
+
 void wake(JobRun& r) {
   r.dirty = true;
   if (r.wake) r.wake->release();
@@ -41,12 +45,15 @@ void World::leave(JobRun& r) {
 }
 
 void World::snapshot_seen(JobRun& r) {
+  r.peak.clear();  // the measurement fills them (job.cpp)
+  r.busy.clear();
   r.seen.resize(r.links.size());
   for (std::size_t i = 0; i < r.links.size(); ++i)
     r.seen[i] = link_load[r.links[i]] - (r.nominal_t > 0 ? r.link_bytes[i] / r.nominal_t : 0);
 }
 
-void World::set_nominal(JobRun& r, double t) {
+void World::set_nominal(JobRun& r, double t, bool notify) {
+  const double threshold = scenario.sim.remeasure_threshold;
   if (t == r.nominal_t || r.links.empty()) {
     r.nominal_t = t;
     return;
@@ -55,7 +62,7 @@ void World::set_nominal(JobRun& r, double t) {
   for (std::size_t i = 0; i < r.links.size(); ++i)
     link_load[r.links[i]] += (t > 0 ? r.link_bytes[i] / t : 0) - (r.nominal_t > 0 ? r.link_bytes[i] / r.nominal_t : 0);
   r.nominal_t = t;
-  const double threshold = scenario.sim.remeasure_threshold;
+  if (!notify) return;
   const Topology& topo = platform.topology();
   auto drifted = [&](const JobRun& o) {
     if (o.seen.size() != o.links.size()) return false;  // it has not measured yet: it will see the load as it is
@@ -63,7 +70,12 @@ void World::set_nominal(JobRun& r, double t) {
       const int l = o.links[i];
       const double others = link_load[l] - (o.nominal_t > 0 ? o.link_bytes[i] / o.nominal_t : 0);
       const double left = topo.link(l / 2).bandwidth.value - std::max(others, o.seen[i]);
-      if (left <= 0 || std::abs(others - o.seen[i]) > threshold * left) return true;
+      // Its flows there never needed more than this, before or after: the link does not bind it.
+      if (i < o.peak.size() && kPeakMargin * o.peak[i] <= left) continue;
+      if (left <= 0) return true;
+      // Only the steps crossing the link slow down, by at most the relative change of what is left to the job there.
+      const double share = i < o.busy.size() ? o.busy[i] : 1.0;
+      if (share * std::abs(others - o.seen[i]) > threshold * left) return true;
     }
     return false;
   };

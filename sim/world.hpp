@@ -5,13 +5,19 @@
 // leave locked); a change that may alter a job's pace marks it dirty and releases its semaphore, and it measures again:
 // - nominal load: every job with a pace puts its average bytes/s on the directional shared links its iteration flows
 //   cross (cables between two switches; a cable at a GPU carries only its job's traffic). When a job's nominal load
-//   appears, changes or goes (set_nominal(), leave()), each job sharing one of those links measures again if the
-//   load of the others on one of its links moved, since it last measured, by more than `sim.remeasure_threshold` of
-//   the capacity left to it there (a change much smaller than what is left changes its max-min share by about as
-//   little). Comparing with the load seen at the last measurement, small changes cannot add up unnoticed.
+//   appears or goes (its first pace, a stall, a block, its end: set_nominal(), leave()), each job sharing one of
+//   those links measures again if, on one of its links, its own flows needed (at their measured rates, with a margin)
+//   more than the others left it there, before or now, and its pace could have moved by more than
+//   `sim.remeasure_threshold`: the share of its iteration spent in steps crossing the link times the relative change,
+//   since it last measured, of the capacity the others leave it there. A link with room to spare for its flows does
+//   not bind it: under max-min sharing its rates do not depend on that link's spare capacity. A pace measured again updates the job's load
+//   without waking anyone: the sharers' measurements overlap, and each would move the others' paces a little in turn
+//   without end; since every check compares with the load seen at the last measurement, such changes add up and
+//   count at the next event.
 // - wake_all(): a link, NIC or switch fault or repair (routes may move); wake_gpus(): a straggler's GPUs.
 // A job whose iteration flows cross no shared link runs alone on its cables: its pace depends only on its own flows,
-// routes and compute, and a measurement is reused for the same signature (`paces`).
+// routes and compute, and a measurement is reused for the same signature (`paces`); likewise the duration of any
+// step that crosses no shared link (`step_times`: a 2,048-GPU job's tensor-parallel all-reduces inside its nodes).
 #pragma once
 
 #include <cstdint>
@@ -51,10 +57,13 @@ struct World {
   long long fast_forwards = 0;
   long long load_flows = 0;
   long long measurements = 0;  // explicit measurements of a pace
+  long long remeasurements = 0;  // ... by an attempt that had measured before
   long long pace_reuses = 0;   // paces taken from `paces` instead
   std::vector<double> link_load;                 // by directional link (2 x cable + reverse): nominal bytes/s
   std::vector<std::vector<JobRun*>> link_users;  // attempts whose iteration flows cross each directional link
   std::unordered_map<std::string, double> paces;  // iteration time of lone jobs by signature (job.cpp)
+  std::unordered_map<std::string, double> step_times;  // duration of steps that cross no shared link, by signature
+  long long step_reuses = 0;
   std::uint32_t mark_stamp = 0;                   // scratch for set_nominal(): each job checked once per change
   FlowCensus flows;  // the jobs' collective and checkpoint flows in flight (RunStats)
 
@@ -68,9 +77,9 @@ struct World {
   // The attempt's links join link_users (start_job) and leave them (it ended, stalled or was killed).
   void join(JobRun& r);
   void leave(JobRun& r);
-  // The attempt's pace is now `t` seconds per iteration (0: it puts no load, it is blocked): updates link_load and
-  // wakes the jobs sharing its links that drifted (see above).
-  void set_nominal(JobRun& r, double t);
+  // The attempt's pace is now `t` seconds per iteration (0: it puts no load, it is blocked): updates link_load and,
+  // with `notify`, wakes the jobs sharing its links that drifted (see above).
+  void set_nominal(JobRun& r, double t, bool notify = true);
   // Records the others' load on the attempt's links as it starts measuring.
   void snapshot_seen(JobRun& r);
   void wake_all();

@@ -1,6 +1,7 @@
 // sim::run with the real Controller: measured iterations against the closed form, fast-forward against explicit
 // simulation, cost against events, and failures turned into controller events.
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "sim/collective.hpp"
@@ -89,26 +90,19 @@ TEST_CASE("sim: with fast-forward the cost grows with events, not iterations", "
   CHECK(long_run == short_run);
 }
 
-TEST_CASE("sim: flows in flight are counted across jobs, and each flow end pays for all of them", "[sim]") {
-  // SimGrid 3.32 scans every host-to-host flow in flight when one ends (FlowCensus): two identical jobs in lockstep
-  // on disjoint nodes have twice the flows in flight, and their flow ends cost about four times one job's.
-  auto run = [](int jobs) {
-    std::vector<JobSpec> specs;
-    for (int k = 0; k < jobs; ++k)
-      specs.push_back(llama8b(std::string(1, static_cast<char>('a' + k)), Parallelism{8, 1, 2}, 200, 0));
-    return simulate(sim_scenario(make_rail_optimized(fabric(4, 8, 4)), specs));
-  };
-  const auto one = run(1);
-  const auto two = run(2);
-  const double scans_one = one["flow_end_scans"].get<double>();
-  const double scans_two = two["flow_end_scans"].get<double>();
-  INFO("peak flows " << one["peak_flows"] << " vs " << two["peak_flows"] << "; flow-end scans " << scans_one << " vs "
-                     << scans_two << "; activities " << one["activities"] << " vs " << two["activities"]);
-  REQUIRE(one["peak_flows"].get<long long>() > 1);
-  CHECK(two["peak_flows"].get<long long>() == 2 * one["peak_flows"].get<long long>());
-  CHECK(two["activities"].get<long long>() == 2 * one["activities"].get<long long>());
-  CHECK(scans_two > 3 * scans_one);  // quadratic in the flows in flight: twice the work would be linear
-  CHECK(scans_two < 4.01 * scans_one);
+TEST_CASE("sim: a step alone on its cables is timed once and reused, and reuse does not move the end", "[sim]") {
+  // 16 GPUs on two nodes of different leaf groups: the tensor-parallel all-reduce stays inside each node (alone on its
+  // NVLinks, reused), the data-parallel one crosses the spines (simulated every time it is measured).
+  Scenario s = sim_scenario(make_rail_optimized(fabric(2, 8, 1)), {llama8b("dp", Parallelism{8, 1, 2}, 3000, 0)});
+  s.sim.fast_forward = true;
+  const auto fast = simulate(s);
+  s.sim.fast_forward = false;
+  const auto exact = simulate(s);
+  CHECK(fast["step_reuses"].get<long long>() > 0);
+  CHECK(exact["step_reuses"].get<long long>() == 0);
+  const double a = fast["jobs"][0]["end"].get<double>(), b = exact["jobs"][0]["end"].get<double>();
+  INFO("end " << a << " s with reuse and fast-forward, " << b << " s iteration by iteration");
+  CHECK(std::abs(a - b) <= 1e-6 * b);
 }
 
 TEST_CASE("sim: a link going down under a job stalls it, and the controller restarts it", "[sim]") {

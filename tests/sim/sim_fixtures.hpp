@@ -101,6 +101,7 @@ inline nlohmann::json simulate(const Scenario& s) {
     j["fast_forwards"] = stats.fast_forwards;
     j["measurements"] = stats.measurements;
     j["pace_reuses"] = stats.pace_reuses;
+    j["step_reuses"] = stats.step_reuses;
     j["peak_flows"] = stats.peak_flows;
     j["flow_end_scans"] = stats.flow_end_scans;
     j["driver"] = rec.driver;
