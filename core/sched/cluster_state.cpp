@@ -109,11 +109,14 @@ void ClusterState::allocate(const std::vector<int>& gpus) {
     int node = gpu / gpus_per_node_;
     Node& n = nodes_[node];
     std::uint64_t bit = std::uint64_t{1} << (gpu % gpus_per_node_);
-    assert(n.up && (n.free_mask & bit) && "GPU given twice");
+    assert((n.free_mask & bit) && "GPU given twice");
     int old_free = free_of(n);
     bool old_whole = whole_free(n);
     n.free_mask &= ~bit;
-    --n.free;
+    // A node that went down under a running job: backfill and preemption release its GPUs to try a placement and give
+    // them back; release() left `free` at 0, so must this (it went to -1 and indexed bucket_[-1]: the fleet month's
+    // crash).
+    if (n.up) --n.free;
     reindex(node, old_free, old_whole);
     ++allocated_;
   }

@@ -52,7 +52,7 @@ class ClusterState {
   // Share of the free GPUs that sit on partly used nodes (0: every free GPU is on a wholly free node).
   double fragmentation() const;
 
-  void allocate(const std::vector<int>& gpus);  // each must be free
+  void allocate(const std::vector<int>& gpus);  // each must be free (on a down node: released by release())
   void release(const std::vector<int>& gpus);   // each must be allocated
   void set_up(int node, bool up);
 

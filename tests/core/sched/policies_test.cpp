@@ -120,6 +120,27 @@ TEST_CASE("preemption policy: who may be preempted, and least lost work first", 
   CHECK(policy.before(small_stale, stale, Seconds(100)));
 }
 
+TEST_CASE("cluster state: GPUs of a node that went down can be released and given back", "[unit][sched]") {
+  // Backfill and preemption release a running job's GPUs to try a placement, then allocate them again; a node may be
+  // down under that job until its failure is detected.
+  ClusterState state(testing::rail_cluster(2));
+  const std::vector<int> job = {0, 1, 2, 3};
+  state.allocate(job);
+  state.set_up(0, false);
+  const int free_before = state.total_free_gpus();
+  state.release(job);
+  CHECK(state.free_gpus(0) == 0);
+  CHECK_FALSE(state.gpu_free(0));
+  state.allocate(job);
+  CHECK(state.free_gpus(0) == 0);
+  CHECK(state.total_free_gpus() == free_before);
+  CHECK(state.nodes_with_free(0) == 1);
+  state.release(job);
+  state.set_up(0, true);
+  CHECK(state.free_gpus(0) == state.gpus_per_node());
+  CHECK(state.total_free_gpus() == 2 * state.gpus_per_node());
+}
+
 TEST_CASE("spread placement: the emptiest node; whole nodes one group at a time", "[unit][sched]") {
   ClusterState state(testing::rail_cluster(6, 2));
   state.allocate({0});
