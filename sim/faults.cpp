@@ -119,7 +119,9 @@ class Injector {
           c.down ? p.cable_down(cable) : p.cable_up(cable);
           w_.post(c.down ? Event(LinkDown{cable}) : Event(LinkUp{cable}));
         }
-        w_.wake_all();  // routes may move
+        // Down: the attempts whose routes crossed these cables were struck (blocked, they measure again when resumed);
+        // no other route moves. Up: routes that went around them come back onto them.
+        if (!c.down) w_.wake_routes_over(tg.cables);
         break;
       case FaultKind::Straggler:
         for (int g : tg.gpus) w_.gpu_speed[g] = c.down ? f.fraction : 1.0;

@@ -88,9 +88,22 @@ void World::set_nominal(JobRun& r, double t, bool notify) {
     }
 }
 
-void World::wake_all() {
+void World::wake_routes_over(const std::vector<int>& cables) {
   ++epoch;
-  for (auto& [key, run] : runs) wake(*run);
+  for (auto& [key, run] : runs) {
+    if (run->phase == JobRun::Phase::Blocked) {  // waiting for its cables: it looks whether they are all up
+      wake(*run);
+      continue;
+    }
+    if (run->phase != JobRun::Phase::Training) continue;
+    bool crosses = false;
+    for (const FlowStep& s : run->steps)
+      for (const FlowGroup& g : s.groups)
+        for (const Flow& f : g.flows)
+          for (int c : platform.route(f.from, f.to).cables)
+            crosses = crosses || std::find(cables.begin(), cables.end(), c) != cables.end();
+    if (crosses) wake(*run);
+  }
 }
 
 void World::wake_gpus(const std::vector<int>& gpus) {

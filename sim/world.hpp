@@ -14,7 +14,8 @@
 //   without waking anyone: the sharers' measurements overlap, and each would move the others' paces a little in turn
 //   without end; since every check compares with the load seen at the last measurement, such changes add up and
 //   count at the next event.
-// - wake_all(): a link, NIC or switch fault or repair (routes may move); wake_gpus(): a straggler's GPUs.
+// - wake_routes_over(): a link, NIC or switch repaired (routes that went around it come back); wake_gpus(): a
+//   straggler's GPUs.
 // A job whose iteration flows cross no shared link runs alone on its cables: its pace depends only on its own flows,
 // routes and compute, and a measurement is reused for the same signature (`paces`); likewise the duration of any
 // step that crosses no shared link (`step_times`: a 2,048-GPU job's tensor-parallel all-reduces inside its nodes).
@@ -82,7 +83,8 @@ struct World {
   void set_nominal(JobRun& r, double t, bool notify = true);
   // Records the others' load on the attempt's links as it starts measuring.
   void snapshot_seen(JobRun& r);
-  void wake_all();
+  // Wakes the attempts blocked on cables, and the training ones whose iteration flows' routes cross one of `cables` now.
+  void wake_routes_over(const std::vector<int>& cables);
   void wake_gpus(const std::vector<int>& gpus);
   void fail(std::string actor, std::exception_ptr e) {
     if (!error) {
