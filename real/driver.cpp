@@ -140,6 +140,7 @@ class Loop {
     if (!timer_) throw_errno("timerfd_create CLOCK_MONOTONIC");
     make_private_dirs(opt.run_dir);
     if (opt.metrics_port >= 0) {
+      ctl_.set_live_metrics(true);
       metrics_ = std::make_unique<MetricsServer>(opt.metrics_port);
       stats_.metrics_port = metrics_->port();
       publish_metrics();

@@ -790,6 +790,8 @@ std::string Controller::pending_reason(int job) const {
 }
 const std::vector<int>& Controller::queue_usage() const { return impl_->sched.usage().used; }
 const std::vector<int>& Controller::job_gpus(int job) const { return impl_->jobs[job].gpus; }
+void Controller::set_live_metrics(bool live) { impl_->telemetry.set_live(live); }
+
 void Controller::set_driver(std::string name, std::map<std::string, std::string> info) {
   impl_->rec.driver = std::move(name);
   impl_->rec.driver_info = std::move(info);

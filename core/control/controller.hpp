@@ -42,6 +42,9 @@ class Controller {
   const RunRecord& record() const;
   // The driver names itself and its model settings (e.g. the pinned SimGrid network model) for the report.
   void set_driver(std::string name, std::map<std::string, std::string> info);
+  // Keeps every metric current at every event (a live endpoint reads them); otherwise they are refreshed for alert
+  // rules and samples only.
+  void set_live_metrics(bool live);
   // Scheduling state, for tests and tools: why a waiting job waits (empty when it does not wait), each queue's GPUs in
   // use, the GPUs a running job holds.
   std::string pending_reason(int job) const;

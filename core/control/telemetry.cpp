@@ -169,9 +169,11 @@ void ControllerTelemetry::record_transitions(Seconds now, std::vector<Action>& o
 
 void ControllerTelemetry::step(Seconds now, const ClusterView& c, const std::function<JobView(int)>& job,
                                std::vector<Action>& out) {
+  const bool due = sample_due(now);
+  if (!live_ && !due && sc_.alerts.empty()) return;
   refresh(now, c, job);
   record_transitions(now, out);
-  if (!sample_due(now)) return;
+  if (!due) return;
   recorder_->sample(rec_.metrics, now);
   const Seconds step = recorder_->step();  // grows as the recorded table thins: bounded cost on long runs
   next_sample_ = step * (std::floor(now.value / step.value) + 1);

@@ -183,8 +183,8 @@ struct CheckSpec {
 struct SimOptions {
   bool fast_forward = true;   // advance steady-state iterations in one step (ARCHITECTURE.md)
   int measure_iterations = 2; // iterations simulated explicitly before each fast-forward
-  // A fast-forwarding job measures again when the average load other jobs put on a shared cable it crosses moved by
-  // more than this fraction of the capacity left to it there since it measured (sim/job.hpp); 0: on any change.
+  // A fast-forwarding job measures again when another job's load on a shared cable it crosses appears or goes and its
+  // pace could move by more than this fraction since it measured (sim/world.hpp); 0: on any such change.
   double remeasure_threshold = 0.02;
   Seconds horizon = Seconds(30 * 86400.0);  // the run stops here even if jobs remain
 };
