@@ -5,6 +5,7 @@
 #include <numeric>
 #include <unordered_map>
 #include <simgrid/Exception.hpp>
+#include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/s4u.hpp>
 
 namespace sg4 = simgrid::s4u;
@@ -78,7 +79,13 @@ struct Helper {
 
 struct Pool {
   const sg4::Engine* engine = nullptr;
-  std::unordered_map<const sg4::Host*, std::vector<std::shared_ptr<Helper>>> idle;
+  std::vector<std::vector<std::shared_ptr<Helper>>> idle;  // by the host's NetPoint::id()
+
+  std::vector<std::shared_ptr<Helper>>& of(const sg4::Host* host) {
+    const unsigned long id = host->get_netpoint()->id();
+    if (idle.size() <= id) idle.resize(id + 1);
+    return idle[id];
+  }
 };
 
 Pool& pool() {
@@ -90,7 +97,7 @@ Pool& pool() {
 }  // namespace
 
 void run_helper(sg4::Host* host, std::function<void()> task) {
-  auto& idle = pool().idle[host];
+  auto& idle = pool().of(host);
   if (!idle.empty()) {
     std::shared_ptr<Helper> h = std::move(idle.back());
     idle.pop_back();
@@ -105,7 +112,7 @@ void run_helper(sg4::Host* host, std::function<void()> task) {
       const std::shared_ptr<Helper>& h;
       const sg4::Host* host;
       ~Gone() {
-        auto& v = pool().idle[host];
+        auto& v = pool().of(host);
         v.erase(std::remove(v.begin(), v.end(), h), v.end());
       }
     } gone{h, host};
@@ -114,7 +121,7 @@ void run_helper(sg4::Host* host, std::function<void()> task) {
       h->task = nullptr;
       task();
       task = nullptr;
-      pool().idle[host].push_back(h);
+      pool().of(host).push_back(h);
       h->wake->acquire();
     }
   })->daemonize();

@@ -60,7 +60,7 @@ struct Platform::Impl {
   TopologyZone* zone = nullptr;
   std::vector<sg4::Host*> gpus;                           // by global GPU index
   std::unordered_map<const sg4::Host*, VertexId> vertex_of_host;
-  std::unordered_map<const kr::NetPoint*, VertexId> vertex_of_point;
+  std::vector<VertexId> vertex_of_point;                  // by NetPoint::id() (its index in the zone)
   std::vector<std::array<sg4::Link*, 2>> links;           // by cable: [0] source->target, [1] target->source
   std::vector<int> down;                                  // by cable: nested downs
   sg4::Host* storage = nullptr;
@@ -156,7 +156,7 @@ struct Platform::Impl {
 };
 
 void TopologyZone::get_local_route(const kr::NetPoint* src, const kr::NetPoint* dst, kr::Route* into, double*) {
-  const Route& r = platform_.route_between(platform_.vertex_of_point.at(src), platform_.vertex_of_point.at(dst));
+  const Route& r = platform_.route_between(platform_.vertex_of_point.at(src->id()), platform_.vertex_of_point.at(dst->id()));
   for (sg4::Link* l : r.links) into->link_list_.push_back(l->get_impl());
 }
 
@@ -179,7 +179,8 @@ Platform::Platform(const Topology& topology) : impl_(std::make_unique<Impl>(topo
     } else {
       point = zone->create_router(props.name);
     }
-    p.vertex_of_point[point] = v;
+    if (p.vertex_of_point.size() <= point->id()) p.vertex_of_point.resize(point->id() + 1);
+    p.vertex_of_point[point->id()] = v;
   }
   p.gpus.resize(topology.total_gpus());
   for (int node = 0; node < static_cast<int>(topology.nodes().size()); ++node)
