@@ -74,7 +74,33 @@ CommPlanner::CommPlanner(const Topology& topo, CommConstants k) : topo_(topo), k
 // Fewest-hops paths from `from` to `to` as a fluid: at each vertex the transfer splits evenly over the next hops that
 // tie, walking down the hop distances to `to` (breadth-first from `to`, not through the storage target).
 const CommPlanner::Route& CommPlanner::route(int from, int to) const {
-  return topo_.ecmp_split(gpu_vertex(topo_, from), gpu_vertex(topo_, to));
+  const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
+  auto it = routes_.find(key);
+  if (it != routes_.end()) return it->second;
+  const auto& g = topo_.graph();
+  const VertexId src = gpu_vertex(topo_, from), dst = gpu_vertex(topo_, to);
+  const std::vector<std::uint16_t>& hops = topo_.hops_to(dst);
+  auto dist = [&](VertexId v) { return hops[v] == Topology::kUnreachable ? -1 : static_cast<int>(hops[v]); };
+  Route r;
+  std::map<VertexId, double> frontier{{src, 1.0}};
+  for (int d = dist(src); d > 0; --d) {
+    std::map<VertexId, double> next;
+    for (const auto& [v, mass] : frontier) {
+      std::vector<std::pair<VertexId, int>> ties;  // next vertex, link direction
+      for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
+        const VertexId u = boost::target(*e, g);
+        if (dist(u) != d - 1 || (g[u].kind == VertexKind::Storage && u != dst)) continue;
+        const int id = g[*e].id;  // direction relative to the stored edge, as Hop::forward
+        ties.emplace_back(u, 2 * id + (boost::source(topo_.edges()[id], g) == v ? 0 : 1));
+      }
+      for (const auto& [u, dir] : ties) {
+        r.emplace_back(dir, mass / ties.size());
+        next[u] += mass / ties.size();
+      }
+    }
+    frontier = std::move(next);
+  }
+  return routes_.emplace(key, std::move(r)).first->second;
 }
 
 CommPlanner::PhaseCost CommPlanner::phase_cost(const CommPhase& phase) const {

@@ -59,13 +59,14 @@ class CommPlanner {
     LinkKind bottleneck = LinkKind::NvLink;
   };
   PhaseCost phase_cost(const CommPhase& phase) const;
-  using Route = Topology::Split;  // (link direction, fraction of the transfer)
+  using Route = std::vector<std::pair<int, double>>;  // (link direction, fraction of the transfer)
   const Route& route(int from, int to) const;
   std::optional<Built> build(Collective c, Algorithm a, const std::vector<int>& gpus, int root) const;
   std::optional<std::pair<Option, std::vector<double>>> evaluate(const Built& b, Protocol p, Bytes size) const;
 
   const Topology& topo_;
   CommConstants k_;
+  mutable std::unordered_map<std::uint64_t, Route> routes_;
   mutable std::vector<double> load_;  // by link direction: 2 x link index + (1 when crossed target -> source)
   mutable std::vector<int> touched_;
 };

@@ -7,7 +7,6 @@
 #include <boost/graph/push_relabel_max_flow.hpp>
 #include <cmath>
 #include <limits>
-#include <map>
 #include <mutex>
 #include <stdexcept>
 #include <unordered_map>
@@ -207,40 +206,7 @@ Path Topology::path(VertexId from, VertexId to) const { return ecmp_path(from, t
 struct Topology::HopCache {
   std::mutex mutex;
   std::unordered_map<VertexId, std::vector<std::uint16_t>> by_destination;
-  std::unordered_map<std::uint64_t, Split> splits;  // by (from << 32 | to)
 };
-
-const Topology::Split& Topology::ecmp_split(VertexId from, VertexId to) const {
-  if (!hop_cache_) hop_cache_ = std::make_shared<HopCache>();
-  const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
-  {
-    std::lock_guard lock(hop_cache_->mutex);
-    if (auto it = hop_cache_->splits.find(key); it != hop_cache_->splits.end()) return it->second;
-  }
-  const std::vector<std::uint16_t>& hops = hops_to(to);
-  auto dist = [&](VertexId v) { return hops[v] == kUnreachable ? -1 : static_cast<int>(hops[v]); };
-  Split split;
-  std::map<VertexId, double> frontier{{from, 1.0}};
-  for (int d = dist(from); d > 0; --d) {
-    std::map<VertexId, double> next;
-    for (const auto& [v, mass] : frontier) {
-      std::vector<std::pair<VertexId, int>> ties;  // next vertex, link direction
-      for (auto [e, end] = boost::out_edges(v, graph_); e != end; ++e) {
-        const VertexId u = boost::target(*e, graph_);
-        if (dist(u) != d - 1 || (graph_[u].kind == VertexKind::Storage && u != to)) continue;
-        const int id = graph_[*e].id;  // direction relative to the stored edge, as Hop::forward
-        ties.emplace_back(u, 2 * id + (boost::source(edges_[id], graph_) == v ? 0 : 1));
-      }
-      for (const auto& [u, dir] : ties) {
-        split.emplace_back(dir, mass / ties.size());
-        next[u] += mass / ties.size();
-      }
-    }
-    frontier = std::move(next);
-  }
-  std::lock_guard lock(hop_cache_->mutex);
-  return hop_cache_->splits.try_emplace(key, std::move(split)).first->second;
-}
 
 const std::vector<std::uint16_t>& Topology::hops_to(VertexId to) const {
   if (!hop_cache_) hop_cache_ = std::make_shared<HopCache>();

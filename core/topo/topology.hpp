@@ -97,11 +97,6 @@ class Topology {
   // `to`. Computed once per destination and cached (shared by copies; the graph never changes once built).
   static constexpr std::uint16_t kUnreachable = 0xffff;
   const std::vector<std::uint16_t>& hops_to(VertexId to) const;
-  // Every fewest-hops path from `from` to `to` at once: a transfer split evenly among the tied next hops at each vertex
-  // (ECMP in expectation), as (2 x link index + 1 when crossed target -> source, fraction of the transfer) per link
-  // direction crossed. Cached like hops_to() (the CommPlanner costs every collective of every launch with these).
-  using Split = std::vector<std::pair<int, double>>;
-  const Split& ecmp_split(VertexId from, VertexId to) const;
   // Sum of the latencies along a path, and its narrowest link.
   Seconds latency(const Path& p) const;
   BytesPerSecond bottleneck(const Path& p) const;
