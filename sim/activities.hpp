@@ -10,19 +10,15 @@
 
 namespace tt::sim {
 
-// Host-to-host flows in flight across one simulation (RunStats). `scanned` sums the flows in flight at each flow end:
-// what SimGrid 3.32 would scan if they were direct host-to-host comms (collective.hpp), which the sim no longer uses.
+// Host-to-host flows in flight across one simulation (RunStats::peak_flows).
 struct FlowCensus {
   long long in_flight = 0;
   long long peak = 0;
-  long long scanned = 0;
   void started(long long n) {
     in_flight += n;
     peak = std::max(peak, in_flight);
   }
-  void ended(long long n) {
-    for (long long k = 0; k < n; ++k) scanned += in_flight--;
-  }
+  void ended(long long n) { in_flight -= n; }
 };
 
 struct InFlight {

@@ -172,7 +172,6 @@ RunStats run(const Scenario& scenario, Controller& controller, const RunOptions&
   stats.step_reuses = world.step_reuses;
   stats.cluster_changes = static_cast<long long>(world.epoch);
   stats.peak_flows = world.flows.peak;
-  stats.flow_end_scans = world.flows.scanned;
   controller.set_driver("sim", stats.driver_info);
   stats.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
   return stats;

@@ -24,8 +24,7 @@ struct RunStats {
   long long remeasurements = 0;      // ... of them by an attempt that had measured before (its pace may have changed)
   long long pace_reuses = 0;         // paces of lone jobs reused from an identical signature instead
   long long step_reuses = 0;         // steps crossing no shared link timed from an identical signature instead
-  long long peak_flows = 0;          // most jobs' flows in flight at once (SimGrid 3.32 scans them all at each end)
-  long long flow_end_scans = 0;      // sum of the flows in flight at each flow end: that scan's cost (FlowCensus)
+  long long peak_flows = 0;          // most jobs' flows in flight at once
   // Pinned SimGrid settings and driver options for RunRecord::driver_info (deterministic: no wall-clock figures).
   std::map<std::string, std::string> driver_info;
 };

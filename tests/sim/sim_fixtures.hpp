@@ -103,7 +103,6 @@ inline nlohmann::json simulate(const Scenario& s) {
     j["pace_reuses"] = stats.pace_reuses;
     j["step_reuses"] = stats.step_reuses;
     j["peak_flows"] = stats.peak_flows;
-    j["flow_end_scans"] = stats.flow_end_scans;
     j["driver"] = rec.driver;
     j["driver_info"] = rec.driver_info;
     for (const JobRecord& jr : rec.jobs) {
