@@ -119,7 +119,7 @@ class JobActor {
                          [&](int c) { return w_.platform.cable_is_up(c); });
     };
     while (!up()) {
-      auto wake = sg4::Semaphore::create(0);  // released by World::cluster_changed() and by kill_job()
+      auto wake = sg4::Semaphore::create(0);  // released by World::wake_routes_over() and by kill_job()
       r_.wake = wake;
       wake->acquire();
       r_.wake = nullptr;

@@ -66,7 +66,7 @@ struct JobRun {
   std::int64_t ff_target = 0;              // ... and the iteration it runs to
   InFlight inflight;
   simgrid::s4u::ActorPtr actor;
-  simgrid::s4u::SemaphorePtr wake;         // set while fast-forwarding: released by World::cluster_changed()
+  simgrid::s4u::SemaphorePtr wake;         // set while it waits: released by World (a pace change) and kill_job()
   std::unique_ptr<FastForwardLoad> load;   // while fast-forwarding
 };
 
