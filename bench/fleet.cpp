@@ -8,8 +8,6 @@
 // Goal (issue 8): the full size in at most 60 s and 2 GiB on one core. Never fails on time.
 //
 //   bench_fleet [--scale 0.25|0.5|1] [--days D] [--seed S] [--no-fast-forward] [--progress] [--json]
-#include <sys/resource.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -17,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.hpp"
 #include "core/control/controller.hpp"
 #include "core/io/scenario_reader.hpp"
 #include "sim/driver.hpp"
@@ -67,17 +66,8 @@ Json fleet_document(double scale, const Options& o) {
       {"name", "bench-fleet"},
       {"description", "bench_fleet at scale " + std::to_string(scale)},
       {"seed", o.seed},
-      {"topology",
-       {{"name", "rail-" + std::to_string(nodes) + "x8-h100"},
-        {"generator", "rail-optimized"},
-        {"gpu", "H100-SXM"},
-        {"nodes", nodes},
-        {"gpus_per_node", 8},
-        {"nic_bandwidth", "400Gbps"},
-        {"nodes_per_group", 32},
-        {"spines", std::max(8, static_cast<int>(32 * scale))},
-        {"oversubscription", 1},
-        {"storage", {{"bandwidth", std::to_string(static_cast<int>(800 * scale)) + "GB/s"}}}}},
+      {"topology", bench::rail_h100_topology(nodes, std::max(8, static_cast<int>(32 * scale)),
+                                             std::to_string(static_cast<int>(800 * scale)) + "GB/s")},
       {"queues", q},
       {"priority_classes",
        {{{"name", "low"}, {"value", 0}}, {{"name", "normal"}, {"value", 10}}, {{"name", "high"}, {"value", 100}}}},
@@ -113,12 +103,6 @@ Json fleet_document(double scale, const Options& o) {
   };
 }
 
-long peak_rss_kib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss;
-}
-
 // One scale in this process (the caller forks): the figures as JSON text.
 std::string run_one(double scale, const Options& o) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -144,7 +128,7 @@ std::string run_one(double scale, const Options& o) {
               {"simulated_s", simulated},
               {"wall_s", wall},
               {"setup_s", read_s},
-              {"peak_rss_mib", static_cast<double>(peak_rss_kib()) / 1024.0},
+              {"peak_rss_mib", bench::peak_rss_mib()},
               {"speedup", simulated / wall},
               {"simgrid_activities", stats.simgrid_activities},
               {"controller_events", stats.controller_events},

@@ -7,7 +7,6 @@
 // Never fails on time.
 //
 //   bench_iteration [--scale 0.25|0.5|1] [--json]
-#include <sys/resource.h>
 
 #include <chrono>
 #include <cstdio>
@@ -16,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_util.hpp"
 #include "core/control/controller.hpp"
 #include "core/io/scenario_reader.hpp"
 #include "core/plan/perf_model.hpp"
@@ -31,17 +31,7 @@ Json iteration_document(double scale) {
   const int dp = static_cast<int>(16 * scale);
   const int nodes = 8 * dp;  // tp 8 x pp 8 x dp GPUs, 8 per node
   Json doc = {{"name", "bench-iteration"},
-              {"topology",
-               {{"name", "rail-" + std::to_string(nodes) + "x8-h100"},
-                {"generator", "rail-optimized"},
-                {"gpu", "H100-SXM"},
-                {"nodes", nodes},
-                {"gpus_per_node", 8},
-                {"nic_bandwidth", "400Gbps"},
-                {"nodes_per_group", 32},
-                {"spines", 32},
-                {"oversubscription", 1},
-                {"storage", {{"bandwidth", "400GB/s"}}}}},
+              {"topology", bench::rail_h100_topology(nodes, 32, "400GB/s")},
               {"queues", {{{"name", "train"}, {"gpu_quota", nodes * 8}}}},
               {"jobs",
                {{{"name", "gpt3-175b"},
@@ -69,8 +59,6 @@ std::string run_one(double scale) {
   sim::RunStats stats = sim::run(s, controller);
   const auto t3 = std::chrono::steady_clock::now();
   const JobRecord& j = controller.record().jobs.at(0);
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
   auto secs = [](auto a, auto b) { return std::chrono::duration<double>(b - a).count(); };
   long long flows = 0;
   for (const CommStep& st : plan.steps)
@@ -87,7 +75,7 @@ std::string run_one(double scale) {
               {"iterations", j.iterations_done},
               {"planned_transfers", flows},
               {"simgrid_activities", stats.simgrid_activities},
-              {"peak_rss_mib", static_cast<double>(u.ru_maxrss) / 1024.0}};
+              {"peak_rss_mib", bench::peak_rss_mib()}};
   return out.dump();
 }
 

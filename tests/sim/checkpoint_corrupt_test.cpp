@@ -7,25 +7,17 @@
 
 using namespace tt;
 using tt::testing::fabric;
+using tt::testing::fault;
 using tt::testing::llama8b;
 using tt::testing::sim_scenario;
 
 namespace {
 
-FaultSpec at(FaultKind kind, double at_s, std::string target, double repair_s = 0) {
-  FaultSpec f;
-  f.kind = kind;
-  f.at = Seconds(at_s);
-  f.target = std::move(target);
-  f.repair = Seconds(repair_s);
-  return f;
-}
-
 // One 16-GPU job checkpointing every 10 iterations; n1 crashes at 1800 s (after several checkpoints).
 nlohmann::json run(bool corrupt, int keep) {
   std::vector<FaultSpec> faults;
-  if (corrupt) faults.push_back(at(FaultKind::CheckpointCorrupt, 1800, "a"));  // listed first: applied first
-  faults.push_back(at(FaultKind::NodeCrash, 1800, "n1", 600));
+  if (corrupt) faults.push_back(fault(FaultKind::CheckpointCorrupt, 1800, "a"));  // listed first: applied first
+  faults.push_back(fault(FaultKind::NodeCrash, 1800, "n1", 600));
   Scenario s = sim_scenario(make_rail_optimized(fabric(4, 8, 2)), {llama8b("a", Parallelism{8, 1, 2}, 3000, 10)},
                             std::move(faults));
   s.jobs[0].checkpoint_keep = keep;

@@ -79,7 +79,7 @@ inline Scenario sim_scenario(Topology topo, std::vector<JobSpec> jobs, std::vect
   return s;
 }
 
-inline FaultSpec fault(FaultKind kind, double at_s, std::string target, double repair_s) {
+inline FaultSpec fault(FaultKind kind, double at_s, std::string target, double repair_s = 0) {
   FaultSpec f;
   f.kind = kind;
   f.at = Seconds(at_s);
