@@ -58,11 +58,18 @@ class JobActor {
   JobActor(World& w, JobRun& r) : w_(w), r_(r), l_(r.launch) {}
 
   void operator()() {
+    // An ended actor whose ActorPtr lives on keeps its stack mapped (SimGrid 3.32): thousands of attempts over a month
+    // ran into the kernel's limit of mappings per process. Nothing uses the pointer once the actor is gone.
+    struct Forget {
+      JobRun& r;
+      ~Forget() { r.actor = nullptr; }
+    } forget{r_};
     try {
       sg4::this_actor::sleep_for(l_.startup.value);
       r_.phase = JobRun::Phase::Training;
       r_.iterations = l_.start_iteration;
       if (!run_training()) return;
+      stop_load();
       w_.post(JobCompleted{l_.job, l_.attempt});
       r_.phase = JobRun::Phase::Completed;
       w_.leave(r_);
@@ -172,6 +179,7 @@ class JobActor {
             continue;
           }
         }
+        stop_load();  // the job's own load would contend with its flows
         ++w_.measurements;
         const bool again = r_.iteration_time > 0;
         if (again) ++w_.remeasurements;
@@ -294,6 +302,7 @@ class JobActor {
 
   void checkpoint() {
     if (l_.checkpoint_async) return checkpoint_async();
+    stop_load();  // no collective traffic while the write blocks training
     const double t0 = now();
     r_.checkpointing = true;
     run_step(FlowStep{"checkpoint", {r_.checkpoint}}, r_.inflight);
@@ -305,6 +314,7 @@ class JobActor {
   // counts once its write is done; a new one waits for the previous write.
   void checkpoint_async() {
     if (r_.writer) {
+      stop_load();  // training waits for the previous write: no collective traffic meanwhile
       // Not Actor::join(): SimGrid 3.32 answers a joiner killed meanwhile (a preemption or a failure) when the joined
       // actor ends, and crashes in simcall_handle. The writer releases our wake semaphore instead (kill_job drops it).
       while (!r_.writer_done) {
@@ -331,6 +341,7 @@ class JobActor {
         JobRun& r;
         ~Done() {
           r.writer_done = true;
+          r.writer = nullptr;  // its stack goes with the last ActorPtr (see JobActor)
           if (r.wake) r.wake->release();
         }
       } done{r};
@@ -360,7 +371,7 @@ class JobActor {
     ++w_.fast_forwards;
     r_.ff_start = t0;
     r_.ff_target = boundary;
-    start_load(t, end - t0);
+    start_load(t);
     std::int64_t credited = n;
     Wake woke = wait_until(end, true);
     if (woke != Wake::Reached) {
@@ -374,7 +385,6 @@ class JobActor {
     r_.ff_start = -1;
     r_.iterations += credited;
     if (woke == Wake::Fault) throw Stalled{*r_.fault};
-    stop_load();
     w_.post(JobProgress{l_.job, l_.attempt, r_.iterations, Seconds(t)});
   }
 
@@ -394,15 +404,23 @@ class JobActor {
     }
   }
 
-  void start_load(double t, double duration) {
+  // The job's load at `t` per iteration: kept from the previous fast-forward at the same pace (across checkpoints and
+  // interruptions that did not change it), else started for the rest of the job's iterations.
+  void start_load(double t) {
+    if (r_.load && r_.load_pace == t) return;
+    stop_load();
+    if (r_.load_edges.empty()) return;
     r_.load = std::make_unique<FastForwardLoad>(
         "ff/" + std::to_string(l_.job) + "." + std::to_string(l_.attempt),  // stop() leaves nothing in the mailboxes
-        r_.load_edges, t, duration);
+        r_.load_edges, t, static_cast<double>(l_.iterations - r_.iterations) * t);
+    r_.load_pace = t;
     w_.load_flows += static_cast<long long>(r_.load_edges.size());
   }
 
   void stop_load() {
-    if (r_.load) r_.load->stop();
+    if (!r_.load) return;
+    r_.load->stop();
+    r_.load.reset();
   }
 };
 

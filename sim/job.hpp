@@ -8,7 +8,10 @@
 // sharing its links drifted, a fault that moves routes, a straggler among its GPUs) interrupts the wait: the job
 // finishes the iteration in flight at T, credits the iterations done, and measures again (or stalls if a resource it
 // uses went down). Meanwhile one flow per GPU pair whose route crosses a switch-to-switch cable, capped at the pair's
-// average rate, keeps its load visible to other jobs (cables at a GPU carry only the traffic of the GPU's job).
+// average rate, keeps its load visible to other jobs (cables at a GPU carry only the traffic of the GPU's job). The
+// load stays from one fast-forward to the next at the same pace (an async checkpoint's snapshot stall, seconds out of
+// hours, keeps it, as the nominal load of world.hpp does); it stops when the job measures, writes a checkpoint that
+// blocks training, waits for its previous checkpoint write, stalls, blocks on a cable, ends or is killed.
 // A job that crosses no shared link takes the pace measured for an identical signature (its compute time and its
 // flows' bytes, phases and routes, links renamed in order of appearance, with their bandwidth) when there is one:
 // alone on its cables, the same flows give the same times.
@@ -58,16 +61,18 @@ struct JobRun {
   std::vector<int> blocked_on;             // ... cables it waits for (link faults: NCCL retries, no failure yet)
   bool hang = false;                       // ... a hang: it stops without dying (the watchdog notices)
   InFlight writer_inflight;                // the async checkpoint write in progress, if any
-  simgrid::s4u::ActorPtr writer;
+  simgrid::s4u::ActorPtr writer;           // null once its write ended
   bool writer_done = true;                 // the writer's write ended (it then releases `wake`)
   std::int64_t iterations = 0;             // absolute iterations completed (before the fast-forward in progress)
   double iteration_time = 0;               // latest measured (s)
   double ff_start = -1;                    // the fast-forward in progress: its start (s), -1 when none
   std::int64_t ff_target = 0;              // ... and the iteration it runs to
   InFlight inflight;
-  simgrid::s4u::ActorPtr actor;
+  simgrid::s4u::ActorPtr actor;            // null once it ended
   simgrid::s4u::SemaphorePtr wake;         // set while it waits: released by World (a pace change) and kill_job()
-  std::unique_ptr<FastForwardLoad> load;   // while fast-forwarding
+  std::unique_ptr<FastForwardLoad> load;   // from a fast-forward at a pace until it measures, blocks training (job.cpp)
+                                           // or ends
+  double load_pace = 0;                    // ... the pace it puts load at
 };
 
 // Compiles the launch against the platform and starts its actor on the management host.

@@ -37,7 +37,7 @@ FastForwardLoad::FastForwardLoad(const std::string& tag, const std::vector<LoadE
     sends[edges[k].from].emplace_back(mb, edges[k].bytes_per_iteration / iteration);
     receives[edges[k].to].push_back(mb);
   }
-  // A hair short of the fast-forward, so that an uninterrupted one finds its flows over.
+  // A hair short of `duration`, so that a job that trains to its end uninterrupted finds its flows over.
   const double span = duration * (1 - 1e-7);
   auto arm = [](State& st, const std::vector<sg4::CommPtr>& comms) {
     st.comms.insert(st.comms.end(), comms.begin(), comms.end());
@@ -58,6 +58,7 @@ FastForwardLoad::FastForwardLoad(const std::string& tag, const std::vector<LoadE
       static int token;
       std::vector<sg4::CommPtr> comms;
       for (const auto& [mb, rate] : out) {
+        // Sized to the duration: SimGrid's solver slowed down several times over with endless (2^62-byte) flows.
         const double bytes = std::clamp(std::floor(rate * span), 1.0, 1.8e19);
         auto c = mb->put_init(&token, static_cast<std::uint64_t>(bytes))->set_rate(rate);
         c->start();

@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 #include "core/control/checks.hpp"
 #include "core/control/telemetry.hpp"
@@ -81,12 +82,27 @@ std::vector<SchedJob> sched_jobs(const Scenario& sc) {
   return out;
 }
 
+// What a Planner reads from a job (controller.hpp), as bytes.
+std::string plan_key(const JobSpec& j) {
+  std::string k = j.model.name;
+  auto put = [&k](auto v) { k.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  for (int v : {j.model.layers, j.model.hidden, j.model.heads, j.model.kv_heads, j.model.ffn_hidden, j.model.vocab,
+                j.parallel.tp, j.parallel.pp, j.parallel.dp, j.gpus, j.global_batch, j.seq_len})
+    put(v);
+  put(j.model.gated_mlp);
+  put(j.model.tied_embeddings);
+  return k;
+}
+
 }  // namespace
 
 struct Controller::Impl {
   const Scenario& sc;
   const Topology& topo;
   Planner planner;
+  // Packed-placement iteration estimates by what a plan depends on in the job (plan_key()): thousands of generated
+  // jobs share a few dozen model, parallelism and batch combinations.
+  std::unordered_map<std::string, Seconds> estimates;
   ClusterState cluster;
   Scheduler sched;
   RunRecord rec;
@@ -201,9 +217,13 @@ struct Controller::Impl {
     if (spec.estimated_runtime) return *spec.estimated_runtime * left;
     JobRuntime& rt = jobs[j];
     if (rt.iteration_estimate.value == 0) {
-      std::vector<int> packed(spec.gpus);
-      for (int i = 0; i < spec.gpus; ++i) packed[i] = i;
-      rt.iteration_estimate = planner(spec, topo, packed, sc.perf).predicted_iteration;
+      auto [it, fresh] = estimates.try_emplace(plan_key(spec));
+      if (fresh) {
+        std::vector<int> packed(spec.gpus);
+        for (int i = 0; i < spec.gpus; ++i) packed[i] = i;
+        it->second = planner(spec, topo, packed, sc.perf).predicted_iteration;
+      }
+      rt.iteration_estimate = it->second;
     }
     Seconds startup = rt.attempt == 0 ? sc.perf.launch_overhead : sc.recovery.restart_overhead;
     return startup + rt.iteration_estimate * static_cast<double>(spec.iterations - from);

@@ -19,6 +19,8 @@
 namespace tt {
 
 // How a placed job's iteration is planned; plan_iteration() unless a test or benchmark swaps in a cheaper stand-in.
+// It may read only the job's model, parallelism, GPU count, global batch and sequence length: the Controller reuses
+// the estimate it plans on packed GPUs (for backfill) across jobs that agree on these.
 using Planner = std::function<IterationPlan(const JobSpec&, const Topology&, const std::vector<int>&,
                                             const PerfConstants&)>;
 

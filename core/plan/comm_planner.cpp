@@ -82,23 +82,37 @@ const CommPlanner::Route& CommPlanner::route(int from, int to) const {
   const std::vector<std::uint16_t>& hops = topo_.hops_to(dst);
   auto dist = [&](VertexId v) { return hops[v] == Topology::kUnreachable ? -1 : static_cast<int>(hops[v]); };
   Route r;
-  std::map<VertexId, double> frontier{{src, 1.0}};
+  // The frontier at each distance, in ascending vertex order (the order the fractions are summed in); `mass_` holds
+  // the mass reaching each vertex of the next one.
+  mass_.resize(boost::num_vertices(g), 0.0);
+  std::vector<VertexId> frontier{src}, next;
+  std::vector<double> frontier_mass{1.0};
+  std::vector<std::pair<VertexId, int>> ties;  // next vertex, link direction
   for (int d = dist(src); d > 0; --d) {
-    std::map<VertexId, double> next;
-    for (const auto& [v, mass] : frontier) {
-      std::vector<std::pair<VertexId, int>> ties;  // next vertex, link direction
+    next.clear();
+    for (std::size_t i = 0; i < frontier.size(); ++i) {
+      const VertexId v = frontier[i];
+      ties.clear();
       for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
         const VertexId u = boost::target(*e, g);
         if (dist(u) != d - 1 || (g[u].kind == VertexKind::Storage && u != dst)) continue;
         const int id = g[*e].id;  // direction relative to the stored edge, as Hop::forward
         ties.emplace_back(u, 2 * id + (boost::source(topo_.edges()[id], g) == v ? 0 : 1));
       }
+      const double share = frontier_mass[i] / static_cast<double>(ties.size());
       for (const auto& [u, dir] : ties) {
-        r.emplace_back(dir, mass / ties.size());
-        next[u] += mass / ties.size();
+        r.emplace_back(dir, share);
+        if (mass_[u] == 0) next.push_back(u);
+        mass_[u] += share;
       }
     }
-    frontier = std::move(next);
+    std::sort(next.begin(), next.end());
+    frontier.swap(next);
+    frontier_mass.resize(frontier.size());
+    for (std::size_t i = 0; i < frontier.size(); ++i) {
+      frontier_mass[i] = mass_[frontier[i]];
+      mass_[frontier[i]] = 0;
+    }
   }
   return routes_.emplace(key, std::move(r)).first->second;
 }

@@ -69,6 +69,7 @@ class CommPlanner {
   mutable std::unordered_map<std::uint64_t, Route> routes_;
   mutable std::vector<double> load_;  // by link direction: 2 x link index + (1 when crossed target -> source)
   mutable std::vector<int> touched_;
+  mutable std::vector<double> mass_;  // by vertex: route() scratch
 };
 
 // The global GPU index of a GPU vertex and back.
