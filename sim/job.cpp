@@ -196,7 +196,8 @@ class JobActor {
         if (!signature.empty()) w_.paces.emplace(std::move(signature), t);
         w_.set_nominal(r_, t, /*notify=*/!again);
         w_.post(JobProgress{l_.job, l_.attempt, r_.iterations, Seconds(t)});
-        if (w_.scenario.sim.fast_forward && r_.iterations < boundary) fast_forward(boundary, t);
+        // A change that may alter the pace happened while it measured: it measures again rather than fast-forward.
+        if (w_.scenario.sim.fast_forward && r_.iterations < boundary && !r_.dirty) fast_forward(boundary, t);
       }
       if (boundary == checkpoint_at && r_.iterations < total) checkpoint();
     }

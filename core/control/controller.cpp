@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <unordered_map>
 
@@ -794,7 +795,22 @@ struct Controller::Impl {
   }
 };
 
-Controller::Controller(const Scenario& scenario) : Controller(scenario, plan_iteration) {}
+namespace {
+
+// plan_iteration() with one CommPlanner for every plan: routes between the same GPUs are worked out once.
+Planner caching_planner(const Scenario& s) {
+  auto planner = std::make_shared<const CommPlanner>(s.topology, comm_constants(s.topology.gpu(), s.perf.comm));
+  const PerfConstants* perf = &s.perf;
+  return [planner, perf](const JobSpec& job, const Topology& topo, const std::vector<int>& gpus,
+                         const PerfConstants& k) {
+    if (&topo != &planner->topology() || &k != perf) return plan_iteration(job, topo, gpus, k);
+    return plan_iteration(job, topo, gpus, k, *planner);
+  };
+}
+
+}  // namespace
+
+Controller::Controller(const Scenario& scenario) : Controller(scenario, caching_planner(scenario)) {}
 Controller::Controller(const Scenario& scenario, Planner planner)
     : impl_(std::make_unique<Impl>(scenario, std::move(planner))) {}
 Controller::~Controller() = default;

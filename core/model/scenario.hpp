@@ -182,7 +182,7 @@ struct CheckSpec {
 
 struct SimOptions {
   bool fast_forward = true;   // advance steady-state iterations in one step (ARCHITECTURE.md)
-  int measure_iterations = 2; // iterations simulated explicitly before each fast-forward
+  int measure_iterations = 1; // iterations simulated explicitly before each fast-forward
   // A fast-forwarding job measures again when another job's load on a shared cable it crosses appears or goes and its
   // pace could move by more than this fraction since it measured (sim/world.hpp); 0: on any such change.
   double remeasure_threshold = 0.02;

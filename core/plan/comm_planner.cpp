@@ -114,6 +114,11 @@ const CommPlanner::Route& CommPlanner::route(int from, int to) const {
       mass_[frontier[i]] = 0;
     }
   }
+  if (route_entries_ + r.size() > kRouteCacheEntries) {  // the caller holds no route across calls
+    routes_.clear();
+    route_entries_ = 0;
+  }
+  route_entries_ += r.size();
   return routes_.emplace(key, std::move(r)).first->second;
 }
 

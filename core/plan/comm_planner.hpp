@@ -11,7 +11,8 @@
 // efficiency of the bottleneck medium, the LL / LL128 / tree factors and per-channel caps, the tree correction by
 // size. Each transfer's share is scaled by raw / refined bandwidth, so an uncontended simulation of the transfers
 // takes the predicted time. Latency: NCCL's base + per-step latencies (comm_planner.cpp documents each formula).
-// Holds a reference to the Topology, which must outlive it. Not thread-safe (it caches routes).
+// Holds a reference to the Topology, which must outlive it. Not thread-safe (it caches routes: at most kRouteCacheEntries
+// link directions in all, then it starts over).
 #pragma once
 
 #include <cstdint>
@@ -64,9 +65,12 @@ class CommPlanner {
   std::optional<Built> build(Collective c, Algorithm a, const std::vector<int>& gpus, int root) const;
   std::optional<std::pair<Option, std::vector<double>>> evaluate(const Built& b, Protocol p, Bytes size) const;
 
+  static constexpr std::size_t kRouteCacheEntries = std::size_t{1} << 22;  // 64 MiB of (direction, fraction) pairs
+
   const Topology& topo_;
   CommConstants k_;
   mutable std::unordered_map<std::uint64_t, Route> routes_;
+  mutable std::size_t route_entries_ = 0;  // in routes_
   mutable std::vector<double> load_;  // by link direction: 2 x link index + (1 when crossed target -> source)
   mutable std::vector<int> touched_;
   mutable std::vector<double> mass_;  // by vertex: route() scratch

@@ -34,6 +34,12 @@ Seconds comm_group_time(const CommGroup& g, const Topology& topo) {
 
 IterationPlan plan_iteration(const JobSpec& job, const Topology& topo, const std::vector<int>& gpus,
                              const PerfConstants& k) {
+  return plan_iteration(job, topo, gpus, k, CommPlanner(topo, comm_constants(topo.gpu(), k.comm)));
+}
+
+IterationPlan plan_iteration(const JobSpec& job, const Topology& topo, const std::vector<int>& gpus,
+                             const PerfConstants& k, const CommPlanner& planner) {
+  assert(&planner.topology() == &topo);
   const Parallelism& par = job.parallel;
   assert(static_cast<int>(gpus.size()) == par.world());
   IterationPlan plan;
@@ -49,7 +55,6 @@ IterationPlan plan_iteration(const JobSpec& job, const Topology& topo, const std
   const double params = job.model.parameters();
   const double layers_per_stage = static_cast<double>(job.model.layers) / par.pp;
   const double activation = static_cast<double>(job.seq_len) * job.model.hidden * k.activation_bytes;
-  const CommPlanner planner(topo, comm_constants(topo.gpu(), k.comm));
 
   // Tensor parallel: two all-reduces forward and two backward per layer and micro-batch (Megatron-LM).
   if (par.tp > 1) {

@@ -24,6 +24,10 @@ int rank_of(const Parallelism& p, RankCoord c);
 // `gpus` are global GPU indices in rank order (job.gpus of them).
 IterationPlan plan_iteration(const JobSpec& job, const Topology& topo, const std::vector<int>& gpus,
                              const PerfConstants& k);
+// The same with a caller's CommPlanner over `topo` and comm_constants(topo.gpu(), k.comm), whose route cache then
+// serves plan after plan (the Controller keeps one).
+IterationPlan plan_iteration(const JobSpec& job, const Topology& topo, const std::vector<int>& gpus,
+                             const PerfConstants& k, const CommPlanner& planner);
 
 // Uncontended time of one communication group: a planned group's prediction. A group built by hand (no phases) as
 // before the planner: a ring all-reduce takes 2(n-1)/n x S / B + 2(n-1) x calls x alpha with B the narrowest link and

@@ -312,7 +312,7 @@ TEST_CASE("optional sections take their documented defaults", "[unit]") {
   CHECK(s.perf.compute_efficiency == 0.45);
   CHECK(s.perf.launch_overhead.value == 60);
   CHECK(s.sim.fast_forward);
-  CHECK(s.sim.measure_iterations == 2);
+  CHECK(s.sim.measure_iterations == 1);
   CHECK(s.sim.horizon.value == 30 * 86400.0);
   const auto& j = s.jobs[1];
   CHECK(j.priority == 0);
