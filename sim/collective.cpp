@@ -15,9 +15,7 @@ namespace sg4 = simgrid::s4u;
 namespace tt::sim {
 
 Flow make_flow(const Platform& platform, sg4::Host* from, sg4::Host* to, double bytes, int phase) {
-  Flow f{from, to, bytes, &platform.route(from, to), phase, nullptr};
-  f.mailbox = sg4::Mailbox::by_name("flow:" + from->get_name() + ">" + to->get_name());
-  return f;
+  return Flow{from, to, bytes, &platform.route(from, to), phase, platform.flow_mailbox(from, to)};
 }
 
 FlowGroup compile_group(const Platform& platform, const CommGroup& group) {

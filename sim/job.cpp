@@ -170,7 +170,15 @@ class JobActor {
         // Alone on its cables and not writing a checkpoint: a pace measured for the same signature holds.
         std::string signature;
         if (w_.scenario.sim.fast_forward && r_.links.empty() && r_.writer_done && !r_.fault) {
-          signature = pace_signature();
+          // Its routes move only with cables and its compute time with stragglers: the signature is made again then.
+          const double compute = compute_time();
+          if (r_.signature_generation != w_.platform.generation() || r_.signature_compute != compute ||
+              r_.signature.empty()) {
+            r_.signature = pace_signature();
+            r_.signature_generation = w_.platform.generation();
+            r_.signature_compute = compute;
+          }
+          signature = r_.signature;
           if (auto it = w_.paces.find(signature); it != w_.paces.end()) {
             ++w_.pace_reuses;
             r_.iteration_time = it->second;
@@ -411,9 +419,13 @@ class JobActor {
     if (r_.load && r_.load_pace == t) return;
     stop_load();
     if (r_.load_edges.empty()) return;
-    r_.load = std::make_unique<FastForwardLoad>(
-        "ff/" + std::to_string(l_.job) + "." + std::to_string(l_.attempt),  // stop() leaves nothing in the mailboxes
-        r_.load_edges, t, static_cast<double>(l_.iterations - r_.iterations) * t);
+    if (r_.load_mailboxes.empty()) {
+      const std::string tag = "ff/" + std::to_string(l_.job) + "." + std::to_string(l_.attempt) + "/";
+      for (std::size_t k = 0; k < r_.load_edges.size(); ++k)
+        r_.load_mailboxes.push_back(sg4::Mailbox::by_name(tag + std::to_string(k)));
+    }
+    r_.load = std::make_unique<FastForwardLoad>(r_.load_mailboxes, r_.load_edges, t,
+                                                static_cast<double>(l_.iterations - r_.iterations) * t);
     r_.load_pace = t;
     w_.load_flows += static_cast<long long>(r_.load_edges.size());
   }

@@ -41,10 +41,14 @@ struct JobRun {
   std::string name;
   std::vector<simgrid::s4u::Host*> hosts;  // in rank order
   std::vector<FlowStep> steps;
+  std::string signature;                   // its pace signature (job.cpp), made at this platform generation
+  std::uint64_t signature_generation = 0;  // ... and compute time
+  double signature_compute = 0;
   std::vector<char> step_lone;             // by step: its flows cross no shared link (job.cpp reuses its time)
   std::vector<std::string> step_signature; // ... and its signature, once computed
   FlowGroup checkpoint;                    // one flow per writer to the storage host
   std::vector<LoadEdge> load_edges;
+  std::vector<simgrid::s4u::Mailbox*> load_mailboxes;  // by load edge, made at its first fast-forward
   std::vector<int> links;                  // directional shared links its iteration flows cross (World::link_load)
   std::vector<double> link_bytes;          // ... the bytes of one iteration on each
   std::vector<double> seen;                // ... the others' nominal load on each when it last measured (bytes/s)

@@ -27,13 +27,13 @@ void wait_quietly(const std::vector<sg4::CommPtr>& comms) {
 
 }  // namespace
 
-FastForwardLoad::FastForwardLoad(const std::string& tag, const std::vector<LoadEdge>& edges, double iteration,
-                                 double duration)
+FastForwardLoad::FastForwardLoad(const std::vector<sg4::Mailbox*>& mailboxes, const std::vector<LoadEdge>& edges,
+                                 double iteration, double duration)
     : state_(std::make_shared<State>()) {
   std::map<sg4::Host*, std::vector<std::pair<sg4::Mailbox*, double>>> sends;  // by source: (mailbox, rate)
   std::map<sg4::Host*, std::vector<sg4::Mailbox*>> receives;                  // by destination
   for (std::size_t k = 0; k < edges.size(); ++k) {
-    auto* mb = sg4::Mailbox::by_name(tag + "/" + std::to_string(k));
+    sg4::Mailbox* mb = mailboxes.at(k);
     sends[edges[k].from].emplace_back(mb, edges[k].bytes_per_iteration / iteration);
     receives[edges[k].to].push_back(mb);
   }

@@ -8,6 +8,7 @@
 #include <memory>
 #include <simgrid/s4u/Actor.hpp>
 #include <simgrid/s4u/Comm.hpp>
+#include <simgrid/s4u/Mailbox.hpp>
 #include <string>
 #include <vector>
 
@@ -21,9 +22,10 @@ struct LoadEdge {  // a GPU pair of the job and the bytes it carries per iterati
 
 class FastForwardLoad {
  public:
-  // Starts the flows for `duration` seconds of iterations of `iteration` seconds. `tag` names the mailboxes: unique
-  // per job attempt.
-  FastForwardLoad(const std::string& tag, const std::vector<LoadEdge>& edges, double iteration, double duration);
+  // Starts the flows for `duration` seconds of iterations of `iteration` seconds, edge k's through mailboxes[k]
+  // (unique to the job attempt: stop() leaves nothing in them, so later loads of the attempt may use them again).
+  FastForwardLoad(const std::vector<simgrid::s4u::Mailbox*>& mailboxes, const std::vector<LoadEdge>& edges,
+                  double iteration, double duration);
   ~FastForwardLoad();
   FastForwardLoad(const FastForwardLoad&) = delete;
   FastForwardLoad& operator=(const FastForwardLoad&) = delete;

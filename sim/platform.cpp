@@ -3,13 +3,14 @@
 #include <boost/graph/breadth_first_search.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <deque>
+#include <memory>
 #include <optional>
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
 #include <simgrid/s4u.hpp>
 #include <simgrid/version.h>
 #include <stdexcept>
-#include <unordered_map>
 #include <xbt/log.h>
 
 namespace sg4 = simgrid::s4u;
@@ -59,7 +60,6 @@ struct Platform::Impl {
   const Topology& topo;
   TopologyZone* zone = nullptr;
   std::vector<sg4::Host*> gpus;                           // by global GPU index
-  std::unordered_map<const sg4::Host*, VertexId> vertex_of_host;
   std::vector<VertexId> vertex_of_point;                  // by NetPoint::id() (its index in the zone)
   std::vector<std::array<sg4::Link*, 2>> links;           // by cable: [0] source->target, [1] target->source
   std::vector<int> down;                                  // by cable: nested downs
@@ -70,15 +70,31 @@ struct Platform::Impl {
     Route route;
     std::uint64_t generation = 0;
     bool preferred = false;  // the pair's first choice, taken while all of its cables are up
+    sg4::Mailbox* mailbox = nullptr;  // the pair's flow mailbox, once asked for
   };
-  mutable std::unordered_map<std::uint64_t, RouteState> routes;  // nodes never move: Route addresses are stable
+  // A pair's state is routes[index[from][to] - 1] (0: none yet). Rows are allocated for sources that send: a dense
+  // index is a few memory reads where a hash map of millions of pairs was the top entry of the fleet month's profile.
+  mutable std::deque<RouteState> routes;  // a deque never moves its elements: Route addresses are stable
+  mutable std::vector<std::unique_ptr<std::uint32_t[]>> index;  // by source vertex, then destination vertex
 
-  explicit Impl(const Topology& t) : topo(t) {}
+  explicit Impl(const Topology& t) : topo(t), index(boost::num_vertices(t.graph())) {}
+
+  RouteState& state(VertexId from, VertexId to, bool& fresh) const {
+    auto& row = index[from];
+    if (!row) row = std::make_unique<std::uint32_t[]>(index.size());  // zeroed
+    std::uint32_t& slot = row[to];
+    fresh = slot == 0;
+    if (fresh) {
+      routes.emplace_back();
+      slot = static_cast<std::uint32_t>(routes.size());
+    }
+    return routes[slot - 1];
+  }
 
   const Route& route_between(VertexId from, VertexId to) const {
     const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint64_t>(to);
-    auto [it, fresh] = routes.try_emplace(key);
-    RouteState& st = it->second;
+    bool fresh = false;
+    RouteState& st = state(from, to, fresh);
     if (!fresh && st.generation == generation) return st.route;
     if (!fresh && st.preferred && all_up(st.route)) {
       st.generation = generation;
@@ -173,7 +189,6 @@ Platform::Platform(const Topology& topology) : impl_(std::make_unique<Impl>(topo
     kr::NetPoint* point = nullptr;
     if (props.kind == VertexKind::Gpu || props.kind == VertexKind::Storage) {
       sg4::Host* host = zone->create_host(props.name, props.kind == VertexKind::Gpu ? gpu_speed : 1e9);
-      p.vertex_of_host[host] = v;
       point = host->get_netpoint();
       if (props.kind == VertexKind::Storage) p.storage = host;
     } else {
@@ -208,7 +223,16 @@ sg4::Host* Platform::storage() const { return impl_->storage; }
 sg4::Host* Platform::mgmt() const { return impl_->mgmt; }
 
 const Route& Platform::route(const sg4::Host* from, const sg4::Host* to) const {
-  return impl_->route_between(impl_->vertex_of_host.at(from), impl_->vertex_of_host.at(to));
+  return impl_->route_between(impl_->vertex_of_point.at(from->get_netpoint()->id()),
+                              impl_->vertex_of_point.at(to->get_netpoint()->id()));
+}
+
+sg4::Mailbox* Platform::flow_mailbox(const sg4::Host* from, const sg4::Host* to) const {
+  bool fresh = false;
+  auto& st = impl_->state(impl_->vertex_of_point.at(from->get_netpoint()->id()),
+                          impl_->vertex_of_point.at(to->get_netpoint()->id()), fresh);
+  if (!st.mailbox) st.mailbox = sg4::Mailbox::by_name("flow:" + from->get_name() + ">" + to->get_name());
+  return st.mailbox;
 }
 
 void Platform::cable_down(int cable) {
@@ -224,6 +248,7 @@ void Platform::cable_up(int cable) {
 }
 
 bool Platform::cable_is_up(int cable) const { return impl_->down.at(cable) == 0; }
+std::uint64_t Platform::generation() const { return impl_->generation; }
 
 sg4::Link* Platform::link(int cable, bool forward) const { return impl_->links.at(cable)[forward ? 0 : 1]; }
 

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <stdexcept>
+#include <string>
+#include <memory>
 
 #include "core/plan/collective.hpp"
 #include "core/plan/comm_layout.hpp"
@@ -74,9 +77,13 @@ CommPlanner::CommPlanner(const Topology& topo, CommConstants k) : topo_(topo), k
 // Fewest-hops paths from `from` to `to` as a fluid: at each vertex the transfer splits evenly over the next hops that
 // tie, walking down the hop distances to `to` (breadth-first from `to`, not through the storage target).
 const CommPlanner::Route& CommPlanner::route(int from, int to) const {
-  const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint32_t>(to);
-  auto it = routes_.find(key);
-  if (it != routes_.end()) return it->second;
+  const auto gpus = static_cast<std::size_t>(topo_.total_gpus());
+  if (route_index_.empty()) route_index_.resize(gpus);
+  auto& row = route_index_.at(static_cast<std::size_t>(from));
+  if (!row) row = std::make_unique<std::uint32_t[]>(gpus);  // zeroed
+  if (to < 0 || static_cast<std::size_t>(to) >= gpus) throw std::out_of_range("CommPlanner: no GPU " + std::to_string(to));
+  std::uint32_t& slot = row[static_cast<std::size_t>(to)];
+  if (slot != 0) return routes_[slot - 1];
   const auto& g = topo_.graph();
   const VertexId src = gpu_vertex(topo_, from), dst = gpu_vertex(topo_, to);
   const std::vector<std::uint16_t>& hops = topo_.hops_to(dst);
@@ -117,9 +124,13 @@ const CommPlanner::Route& CommPlanner::route(int from, int to) const {
   if (route_entries_ + r.size() > kRouteCacheEntries) {  // the caller holds no route across calls
     routes_.clear();
     route_entries_ = 0;
+    for (auto& other : route_index_)
+      if (other) std::fill_n(other.get(), gpus, 0u);
   }
   route_entries_ += r.size();
-  return routes_.emplace(key, std::move(r)).first->second;
+  routes_.push_back(std::move(r));
+  slot = static_cast<std::uint32_t>(routes_.size());
+  return routes_.back();
 }
 
 CommPlanner::PhaseCost CommPlanner::phase_cost(const CommPhase& phase) const {

@@ -16,8 +16,8 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
-#include <unordered_map>
 #include <vector>
 
 #include "core/plan/comm_constants.hpp"
@@ -65,11 +65,13 @@ class CommPlanner {
   std::optional<Built> build(Collective c, Algorithm a, const std::vector<int>& gpus, int root) const;
   std::optional<std::pair<Option, std::vector<double>>> evaluate(const Built& b, Protocol p, Bytes size) const;
 
-  static constexpr std::size_t kRouteCacheEntries = std::size_t{1} << 22;  // 64 MiB of (direction, fraction) pairs
+  static constexpr std::size_t kRouteCacheEntries = std::size_t{1} << 23;  // 128 MiB of (direction, fraction) pairs
 
   const Topology& topo_;
   CommConstants k_;
-  mutable std::unordered_map<std::uint64_t, Route> routes_;
+  // The route from GPU a to GPU b is routes_[route_index_[a][b] - 1] (0: not cached); rows are made for senders.
+  mutable std::vector<Route> routes_;
+  mutable std::vector<std::unique_ptr<std::uint32_t[]>> route_index_;
   mutable std::size_t route_entries_ = 0;  // in routes_
   mutable std::vector<double> load_;  // by link direction: 2 x link index + (1 when crossed target -> source)
   mutable std::vector<int> touched_;
