@@ -60,9 +60,18 @@ class JobActor {
   void operator()() {
     // An ended actor whose ActorPtr lives on keeps its stack mapped (SimGrid 3.32): thousands of attempts over a month
     // ran into the kernel's limit of mappings per process. Nothing uses the pointer once the actor is gone.
+    // Its flows and signatures are not needed once it ended either (World and strike() skip ended attempts; an async
+    // checkpoint write still in flight keeps `checkpoint`).
     struct Forget {
       JobRun& r;
-      ~Forget() { r.actor = nullptr; }
+      ~Forget() {
+        r.actor = nullptr;
+        r.steps = {};
+        r.launch.plan.steps = {};
+        r.step_signature = {};
+        r.signature = {};
+        r.load_mailboxes = {};
+      }
     } forget{r_};
     try {
       sg4::this_actor::sleep_for(l_.startup.value);
