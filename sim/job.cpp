@@ -572,7 +572,7 @@ void kill_job(World& w, JobRun& r) {
     auto wake = std::move(r.wake);
     r.wake = nullptr;
     wake->release();
-  } else {
+  } else if (r.actor) {  // null once the actor ended (an actor that hit a bug ends without a phase change)
     r.actor->kill();
   }
   if (r.load) r.load->stop();

@@ -7,11 +7,12 @@
 // checkpoint (or its end) in one timed wait. A change that may alter its pace (world.hpp: the nominal load of jobs
 // sharing its links drifted, a fault that moves routes, a straggler among its GPUs) interrupts the wait: the job
 // finishes the iteration in flight at T, credits the iterations done, and measures again (or stalls if a resource it
-// uses went down); such a change during the measurement makes it measure again at once. Meanwhile one flow per GPU pair whose route crosses a switch-to-switch cable, capped at the pair's
-// average rate, keeps its load visible to other jobs (cables at a GPU carry only the traffic of the GPU's job). The
-// load stays from one fast-forward to the next at the same pace (an async checkpoint's snapshot stall, seconds out of
-// hours, keeps it, as the nominal load of world.hpp does); it stops when the job measures, writes a checkpoint that
-// blocks training, waits for its previous checkpoint write, stalls, blocks on a cable, ends or is killed.
+// uses went down); such a change during the measurement makes it measure again at once. Meanwhile one flow per GPU
+// pair whose route crosses a switch-to-switch cable, capped at the pair's average rate, keeps its load visible to
+// other jobs (cables at a GPU carry only the traffic of the GPU's job). The load stays from one fast-forward to the
+// next at the same pace (an async checkpoint's snapshot stall, seconds out of hours, keeps it, as the nominal load of
+// world.hpp does); it stops when the job measures, writes a checkpoint that blocks training, waits for its previous
+// checkpoint write, stalls, blocks on a cable, ends or is killed.
 // A job that crosses no shared link takes the pace measured for an identical signature (its compute time and its
 // flows' bytes, phases and routes, links renamed in order of appearance, with their bandwidth) when there is one:
 // alone on its cables, the same flows give the same times.

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
-#include <memory>
 
 #include "core/plan/collective.hpp"
 #include "core/plan/comm_layout.hpp"
@@ -81,7 +81,8 @@ const CommPlanner::Route& CommPlanner::route(int from, int to) const {
   if (route_index_.empty()) route_index_.resize(gpus);
   auto& row = route_index_.at(static_cast<std::size_t>(from));
   if (!row) row = std::make_unique<std::uint32_t[]>(gpus);  // zeroed
-  if (to < 0 || static_cast<std::size_t>(to) >= gpus) throw std::out_of_range("CommPlanner: no GPU " + std::to_string(to));
+  if (to < 0 || static_cast<std::size_t>(to) >= gpus)
+    throw std::out_of_range("CommPlanner: no GPU " + std::to_string(to));
   std::uint32_t& slot = row[static_cast<std::size_t>(to)];
   if (slot != 0) return routes_[slot - 1];
   const auto& g = topo_.graph();

@@ -11,8 +11,8 @@
 // efficiency of the bottleneck medium, the LL / LL128 / tree factors and per-channel caps, the tree correction by
 // size. Each transfer's share is scaled by raw / refined bandwidth, so an uncontended simulation of the transfers
 // takes the predicted time. Latency: NCCL's base + per-step latencies (comm_planner.cpp documents each formula).
-// Holds a reference to the Topology, which must outlive it. Not thread-safe (it caches routes: at most kRouteCacheEntries
-// link directions in all, then it starts over).
+// Holds a reference to the Topology, which must outlive it. Not thread-safe (it caches routes: at most
+// kRouteCacheEntries link directions in all, then it starts over).
 #pragma once
 
 #include <cstdint>
