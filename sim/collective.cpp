@@ -104,29 +104,25 @@ void fork_join(std::size_t n, InFlight& inflight, const Host& host, const Body& 
   if (join->error) std::rethrow_exception(join->error);
 }
 
-// Starts `flows` together and returns each one's finish time: one sender actor per source host puts them, one
-// receiver actor per destination host gets them.
+// Starts `flows` together and returns each one's finish time: one helper actor per host involved puts the flows that
+// leave it and gets those that arrive there (a mailbox comm runs from its sender's host to its receiver's).
 std::vector<double> run_flows(const std::vector<const Flow*>& flows, InFlight& inflight) {
   std::vector<double> finish(flows.size(), -1);
   if (inflight.cancelled) throw Cancelled{};
   if (flows.empty()) return finish;
   struct End {
     sg4::Host* host;
-    std::vector<std::size_t> flows;
+    std::vector<std::size_t> out, in;  // flows leaving and arriving
   };
-  std::vector<End> ends;  // senders, then receivers, in order of first appearance
-  std::unordered_map<const sg4::Host*, std::size_t> sender, receiver;
-  for (std::size_t k = 0; k < flows.size(); ++k) {
-    auto [it, fresh] = sender.emplace(flows[k]->from, ends.size());
-    if (fresh) ends.push_back(End{flows[k]->from, {}});
-    ends[it->second].flows.push_back(k);
-  }
-  const std::size_t senders = ends.size();
-  for (std::size_t k = 0; k < flows.size(); ++k) {
-    auto [it, fresh] = receiver.emplace(flows[k]->to, ends.size());
-    if (fresh) ends.push_back(End{flows[k]->to, {}});
-    ends[it->second].flows.push_back(k);
-  }
+  std::vector<End> ends;  // in order of first appearance, senders first
+  std::unordered_map<const sg4::Host*, std::size_t> end_at;
+  auto end_of = [&](sg4::Host* host) -> End& {
+    auto [it, fresh] = end_at.emplace(host, ends.size());
+    if (fresh) ends.push_back(End{host, {}, {}});
+    return ends[it->second];
+  };
+  for (std::size_t k = 0; k < flows.size(); ++k) end_of(flows[k]->from).out.push_back(k);
+  for (std::size_t k = 0; k < flows.size(); ++k) end_of(flows[k]->to).in.push_back(k);
   inflight.started += static_cast<long long>(flows.size());
   if (inflight.census) inflight.census->started(static_cast<long long>(flows.size()));
   static char payload;  // flows carry no data
@@ -134,17 +130,22 @@ std::vector<double> run_flows(const std::vector<const Flow*>& flows, InFlight& i
       ends.size(), inflight, [&](std::size_t i) { return ends[i].host; },
       [&](std::size_t i) {
         const End& e = ends[i];
-        const bool send = i < senders;
+        struct Ended {  // the census counts a flow ended at its sender, however the wait ends
+          InFlight& inflight;
+          std::size_t n;
+          ~Ended() {
+            if (inflight.census) inflight.census->ended(static_cast<long long>(n));
+          }
+        } ended{inflight, e.out.size()};
         std::vector<sg4::ActivityPtr> batch;
-        std::vector<void*> slots(e.flows.size());
-        for (std::size_t j = 0; j < e.flows.size(); ++j) {
-          const Flow& f = *flows[e.flows[j]];
-          batch.push_back(send ? f.mailbox->put_async(&payload, static_cast<std::uint64_t>(std::llround(f.bytes)))
-                               : f.mailbox->get_async(&slots[j]));
+        std::vector<void*> slots(e.in.size());
+        for (std::size_t k : e.out) {
+          const auto bytes = static_cast<std::uint64_t>(std::llround(flows[k]->bytes));
+          batch.push_back(flows[k]->mailbox->put_async(&payload, bytes));
         }
-        const std::vector<double> done = wait_all(batch, inflight, send);
-        if (send)
-          for (std::size_t j = 0; j < e.flows.size(); ++j) finish[e.flows[j]] = done[j];
+        for (std::size_t j = 0; j < e.in.size(); ++j) batch.push_back(flows[e.in[j]]->mailbox->get_async(&slots[j]));
+        const std::vector<double> done = wait_all(batch, inflight, /*count=*/false);
+        for (std::size_t j = 0; j < e.out.size(); ++j) finish[e.out[j]] = done[j];
       });
   return finish;
 }
