@@ -6,6 +6,7 @@
 #include <optional>
 #include <unordered_map>
 #include <simgrid/Exception.hpp>
+#include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/s4u.hpp>
 
 namespace sg4 = simgrid::s4u;
@@ -456,11 +457,17 @@ JobRun& start_job(World& w, Launch launch) {
   r.name = w.scenario.jobs.at(l.job).name + "#" + std::to_string(l.attempt);
   r.inflight.census = &w.flows;
   for (int gpu : l.gpus) r.hosts.push_back(w.platform.gpu(gpu));
-  std::map<std::pair<sg4::Host*, sg4::Host*>, double> per_pair;
+  // By the hosts' NetPoint ids, not their addresses: the order sums bytes and names load edges (deterministic under any
+  // allocator).
+  std::map<std::pair<unsigned long, unsigned long>, LoadEdge> per_pair;
   for (const CommStep& s : l.plan.steps) {
     r.steps.push_back(compile_step(w.platform, s));
     for (const FlowGroup& g : r.steps.back().groups)
-      for (const Flow& f : g.flows) per_pair[{f.from, f.to}] += f.bytes;
+      for (const Flow& f : g.flows) {
+        auto [it, fresh] = per_pair.try_emplace({f.from->get_netpoint()->id(), f.to->get_netpoint()->id()},
+                                                LoadEdge{f.from, f.to, 0});
+        it->second.bytes_per_iteration += f.bytes;
+      }
   }
   // A cable with a GPU at one end (NVLink, the GPU's NIC) carries only the traffic of the job that holds the GPU: only
   // pairs whose route crosses a switch-to-switch cable can slow another job down, so only they get a fast-forward load
@@ -480,15 +487,15 @@ JobRun& start_job(World& w, Launch launch) {
   }
   r.step_signature.resize(r.steps.size());
   std::map<int, double> link_bytes;  // by directional link
-  for (const auto& [pair, bytes] : per_pair) {
-    const Route& route = w.platform.route(pair.first, pair.second);
+  for (const auto& [ids, edge] : per_pair) {
+    const Route& route = w.platform.route(edge.from, edge.to);
     bool crosses = false;
     for (std::size_t h = 0; h < route.cables.size(); ++h)
       if (const int cable = route.cables[h]; shared(cable)) {
-        link_bytes[2 * cable + (route.links[h] == w.platform.link(cable, true) ? 0 : 1)] += bytes;
+        link_bytes[2 * cable + (route.links[h] == w.platform.link(cable, true) ? 0 : 1)] += edge.bytes_per_iteration;
         crosses = true;
       }
-    if (crosses) r.load_edges.push_back(LoadEdge{pair.first, pair.second, bytes});
+    if (crosses) r.load_edges.push_back(edge);
   }
   for (const auto& [link, bytes] : link_bytes) {
     r.links.push_back(link);

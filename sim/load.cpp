@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <simgrid/Exception.hpp>
+#include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/s4u.hpp>
 
 #include "sim/activities.hpp"
@@ -30,20 +31,31 @@ void wait_quietly(const std::vector<sg4::CommPtr>& comms) {
 FastForwardLoad::FastForwardLoad(const std::vector<sg4::Mailbox*>& mailboxes, const std::vector<LoadEdge>& edges,
                                  double iteration, double duration)
     : state_(std::make_shared<State>()) {
-  std::map<sg4::Host*, std::vector<std::pair<sg4::Mailbox*, double>>> sends;  // by source: (mailbox, rate)
-  std::map<sg4::Host*, std::vector<sg4::Mailbox*>> receives;                  // by destination
+  // By the hosts' NetPoint ids, not their addresses: helpers start in the same order under any allocator.
+  struct Sends {
+    sg4::Host* host;
+    std::vector<std::pair<sg4::Mailbox*, double>> out;  // (mailbox, rate)
+  };
+  struct Receives {
+    sg4::Host* host;
+    std::vector<sg4::Mailbox*> in;
+  };
+  std::map<unsigned long, Sends> sends;
+  std::map<unsigned long, Receives> receives;
   for (std::size_t k = 0; k < edges.size(); ++k) {
     sg4::Mailbox* mb = mailboxes.at(k);
-    sends[edges[k].from].emplace_back(mb, edges[k].bytes_per_iteration / iteration);
-    receives[edges[k].to].push_back(mb);
+    const LoadEdge& e = edges[k];
+    sends.try_emplace(e.from->get_netpoint()->id(), Sends{e.from, {}})
+        .first->second.out.emplace_back(mb, e.bytes_per_iteration / iteration);
+    receives.try_emplace(e.to->get_netpoint()->id(), Receives{e.to, {}}).first->second.in.push_back(mb);
   }
   // A hair short of `duration`, so that a job that trains to its end uninterrupted finds its flows over.
   const double span = duration * (1 - 1e-7);
   auto arm = [](State& st, const std::vector<sg4::CommPtr>& comms) {
     st.comms.insert(st.comms.end(), comms.begin(), comms.end());
   };
-  for (auto& [host, mbs] : receives) {
-    run_helper(host, [st = state_, mbs = mbs, arm] {
+  for (auto& [id, r] : receives) {
+    run_helper(r.host, [st = state_, mbs = std::move(r.in), arm] {
       if (st->stopped) return;  // stopped before it ran
       std::vector<void*> slots(mbs.size());
       std::vector<sg4::CommPtr> comms;
@@ -52,8 +64,8 @@ FastForwardLoad::FastForwardLoad(const std::vector<sg4::Mailbox*>& mailboxes, co
       wait_quietly(comms);
     });
   }
-  for (auto& [host, out] : sends) {
-    run_helper(host, [st = state_, out = out, span, arm] {
+  for (auto& [id, snd] : sends) {
+    run_helper(snd.host, [st = state_, out = std::move(snd.out), span, arm] {
       if (st->stopped) return;
       static int token;
       std::vector<sg4::CommPtr> comms;
