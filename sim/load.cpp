@@ -64,7 +64,6 @@ FastForwardLoad::FastForwardLoad(const std::vector<sg4::Mailbox*>& mailboxes, co
       wait_quietly(comms);
     });
   }
-  // Senders detach their flows and return at once (the receivers wait; stop() cancels through the kept references).
   for (auto& [id, snd] : sends) {
     run_helper(snd.host, [st = state_, out = std::move(snd.out), span, arm] {
       if (st->stopped) return;
@@ -73,12 +72,12 @@ FastForwardLoad::FastForwardLoad(const std::vector<sg4::Mailbox*>& mailboxes, co
       for (const auto& [mb, rate] : out) {
         // Sized to the duration: SimGrid's solver slowed down several times over with endless (2^62-byte) flows.
         const double bytes = std::clamp(std::floor(rate * span), 1.0, 1.8e19);
-        sg4::CommPtr c = mb->put_init(&token, static_cast<std::uint64_t>(bytes));
-        c->set_rate(rate);
-        c->detach();
+        auto c = mb->put_init(&token, static_cast<std::uint64_t>(bytes))->set_rate(rate);
+        c->start();
         comms.push_back(c);
       }
       arm(*st, comms);
+      wait_quietly(comms);
     });
   }
 }
