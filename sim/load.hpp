@@ -1,9 +1,9 @@
 // The network load a fast-forwarding job keeps on the fabric (job.hpp): one flow per GPU pair of its rings, capped
 // at the pair's average rate over an iteration, so that jobs measuring meanwhile still see the contention.
 // Direct host-to-host comms ignore Comm::set_rate in SimGrid 3.32, so capped flows go through mailboxes between a
-// sender actor on each source GPU (it detaches them) and a receiver actor on each destination GPU (it waits). Flows
-// are sized to last the duration given (job.cpp: the rest of the job at its pace); stop() cancels what is left, and
-// actors that had not started then return.
+// sender actor on each source GPU and a receiver actor on each destination GPU, both waiting on them (detached sends
+// end up on a list SimGrid 3.32 scans at each ending comm). Flows are sized to last the duration given (job.cpp: the
+// rest of the job at its pace); stop() cancels what is left, and actors that had not started then return.
 #pragma once
 
 #include <memory>
