@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <deque>
-#include <memory>
 #include <optional>
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
@@ -12,6 +11,8 @@
 #include <simgrid/version.h>
 #include <stdexcept>
 #include <xbt/log.h>
+
+#include "core/topo/pair_index.hpp"
 
 namespace sg4 = simgrid::s4u;
 namespace kr = simgrid::kernel::routing;
@@ -72,17 +73,15 @@ struct Platform::Impl {
     bool preferred = false;  // the pair's first choice, taken while all of its cables are up
     sg4::Mailbox* mailbox = nullptr;  // the pair's flow mailbox, once asked for
   };
-  // A pair's state is routes[index[from][to] - 1] (0: none yet). Rows are allocated for sources that send: a dense
-  // index is a few memory reads where a hash map of millions of pairs was the top entry of the fleet month's profile.
   mutable std::deque<RouteState> routes;  // a deque never moves its elements: Route addresses are stable
-  mutable std::vector<std::unique_ptr<std::uint32_t[]>> index;  // by source vertex, then destination vertex
+  mutable PairIndex index;                // by (source vertex, destination vertex): position in routes + 1
 
   explicit Impl(const Topology& t) : topo(t), index(boost::num_vertices(t.graph())) {}
 
+  VertexId vertex(const sg4::Host* host) const { return vertex_of_point.at(host->get_netpoint()->id()); }
+
   RouteState& state(VertexId from, VertexId to, bool& fresh) const {
-    auto& row = index[from];
-    if (!row) row = std::make_unique<std::uint32_t[]>(index.size());  // zeroed
-    std::uint32_t& slot = row[to];
+    std::uint32_t& slot = index.slot(from, to);
     fresh = slot == 0;
     if (fresh) {
       routes.emplace_back();
@@ -223,14 +222,12 @@ sg4::Host* Platform::storage() const { return impl_->storage; }
 sg4::Host* Platform::mgmt() const { return impl_->mgmt; }
 
 const Route& Platform::route(const sg4::Host* from, const sg4::Host* to) const {
-  return impl_->route_between(impl_->vertex_of_point.at(from->get_netpoint()->id()),
-                              impl_->vertex_of_point.at(to->get_netpoint()->id()));
+  return impl_->route_between(impl_->vertex(from), impl_->vertex(to));
 }
 
 sg4::Mailbox* Platform::flow_mailbox(const sg4::Host* from, const sg4::Host* to) const {
   bool fresh = false;
-  auto& st = impl_->state(impl_->vertex_of_point.at(from->get_netpoint()->id()),
-                          impl_->vertex_of_point.at(to->get_netpoint()->id()), fresh);
+  auto& st = impl_->state(impl_->vertex(from), impl_->vertex(to), fresh);
   if (!st.mailbox) st.mailbox = sg4::Mailbox::by_name("flow:" + from->get_name() + ">" + to->get_name());
   return st.mailbox;
 }

@@ -2,10 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
-#include <memory>
-#include <stdexcept>
-#include <string>
 
 #include "core/plan/collective.hpp"
 #include "core/plan/comm_layout.hpp"
@@ -72,18 +68,13 @@ struct CommPlanner::Built {
   std::vector<PhaseCost> costs;
 };
 
-CommPlanner::CommPlanner(const Topology& topo, CommConstants k) : topo_(topo), k_(std::move(k)) {}
+CommPlanner::CommPlanner(const Topology& topo, CommConstants k)
+    : topo_(topo), k_(std::move(k)), route_index_(static_cast<std::size_t>(topo.total_gpus())) {}
 
 // Fewest-hops paths from `from` to `to` as a fluid: at each vertex the transfer splits evenly over the next hops that
 // tie, walking down the hop distances to `to` (breadth-first from `to`, not through the storage target).
 const CommPlanner::Route& CommPlanner::route(int from, int to) const {
-  const auto gpus = static_cast<std::size_t>(topo_.total_gpus());
-  if (route_index_.empty()) route_index_.resize(gpus);
-  auto& row = route_index_.at(static_cast<std::size_t>(from));
-  if (!row) row = std::make_unique<std::uint32_t[]>(gpus);  // zeroed
-  if (to < 0 || static_cast<std::size_t>(to) >= gpus)
-    throw std::out_of_range("CommPlanner: no GPU " + std::to_string(to));
-  std::uint32_t& slot = row[static_cast<std::size_t>(to)];
+  std::uint32_t& slot = route_index_.slot(static_cast<std::size_t>(from), static_cast<std::size_t>(to));
   if (slot != 0) return routes_[slot - 1];
   const auto& g = topo_.graph();
   const VertexId src = gpu_vertex(topo_, from), dst = gpu_vertex(topo_, to);
@@ -125,8 +116,7 @@ const CommPlanner::Route& CommPlanner::route(int from, int to) const {
   if (route_entries_ + r.size() > kRouteCacheEntries) {  // the caller holds no route across calls
     routes_.clear();
     route_entries_ = 0;
-    for (auto& other : route_index_)
-      if (other) std::fill_n(other.get(), gpus, 0u);
+    route_index_.clear();  // `slot` stays valid: rows are kept
   }
   route_entries_ += r.size();
   routes_.push_back(std::move(r));

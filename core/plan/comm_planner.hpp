@@ -16,12 +16,12 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <vector>
 
 #include "core/plan/comm_constants.hpp"
 #include "core/plan/iteration_plan.hpp"
+#include "core/topo/pair_index.hpp"
 #include "core/topo/topology.hpp"
 
 namespace tt {
@@ -69,9 +69,8 @@ class CommPlanner {
 
   const Topology& topo_;
   CommConstants k_;
-  // The route from GPU a to GPU b is routes_[route_index_[a][b] - 1] (0: not cached); rows are made for senders.
   mutable std::vector<Route> routes_;
-  mutable std::vector<std::unique_ptr<std::uint32_t[]>> route_index_;
+  mutable PairIndex route_index_;  // by (GPU, GPU): position in routes_ + 1
   mutable std::size_t route_entries_ = 0;  // in routes_
   mutable std::vector<double> load_;  // by link direction: 2 x link index + (1 when crossed target -> source)
   mutable std::vector<int> touched_;
