@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <simgrid/Exception.hpp>
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/s4u.hpp>
 
@@ -15,15 +14,19 @@ namespace tt::sim {
 
 namespace {
 
-// Blocks until the flows end or are cancelled. (Suspending the actor would not do: SimGrid suspends the activities
-// of a suspended actor.)
-void wait_quietly(const std::vector<sg4::CommPtr>& comms) {
-  for (const auto& c : comms) {
-    try {
-      c->wait();
-    } catch (const simgrid::Exception&) {  // cancelled by stop(), or a host or link of the flow went down
-    }
+// Parks a helper until stop() (or the end of the simulation), its flows in `comms`. It does not wait on the flows: a
+// cancelled comm raises an exception (with a backtrace) in every actor waiting on it, 13% of the fleet month's time.
+// Its flows, over or stopped, stay on the helper's list of activities in SimGrid 3.32 until the helper ends
+// (activities.hpp: run_load_helper). A stop() that came while the helper started its flows did
+// not see them: the helper cancels them itself.
+void park(FastForwardLoad::State& st, const std::vector<sg4::CommPtr>& comms) {
+  if (st.stopped) {
+    for (const auto& c : comms) cancel_unless_over(*c);
+    return;
   }
+  st.comms.insert(st.comms.end(), comms.begin(), comms.end());
+  ++st.parked;
+  st.wake->acquire();
 }
 
 }  // namespace
@@ -51,21 +54,17 @@ FastForwardLoad::FastForwardLoad(const std::vector<sg4::Mailbox*>& mailboxes, co
   }
   // A hair short of `duration`, so that a job that trains to its end uninterrupted finds its flows over.
   const double span = duration * (1 - 1e-7);
-  auto arm = [](State& st, const std::vector<sg4::CommPtr>& comms) {
-    st.comms.insert(st.comms.end(), comms.begin(), comms.end());
-  };
   for (auto& [id, r] : receives) {
-    run_helper(r.host, [st = state_, mbs = std::move(r.in), arm] {
+    run_load_helper(r.host, [st = state_, mbs = std::move(r.in)] {
       if (st->stopped) return;  // stopped before it ran
       std::vector<void*> slots(mbs.size());
       std::vector<sg4::CommPtr> comms;
       for (std::size_t i = 0; i < mbs.size(); ++i) comms.push_back(mbs[i]->get_async(&slots[i]));
-      arm(*st, comms);
-      wait_quietly(comms);
+      park(*st, comms);
     });
   }
   for (auto& [id, snd] : sends) {
-    run_helper(snd.host, [st = state_, out = std::move(snd.out), span, arm] {
+    run_load_helper(snd.host, [st = state_, out = std::move(snd.out), span] {
       if (st->stopped) return;
       static int token;
       std::vector<sg4::CommPtr> comms;
@@ -76,8 +75,7 @@ FastForwardLoad::FastForwardLoad(const std::vector<sg4::Mailbox*>& mailboxes, co
         c->start();
         comms.push_back(c);
       }
-      arm(*st, comms);
-      wait_quietly(comms);
+      park(*st, comms);
     });
   }
 }
@@ -90,8 +88,10 @@ void FastForwardLoad::stop() {
   st.stopped = true;
   for (auto& c : st.comms)
     cancel_unless_over(*c);
-  // Actors that have not run yet see `stopped` and return: none is killed (SimGrid 3.32 crashed, weeks of simulated
-  // time into the fleet month, after such kills).
+  // Parked helpers wake and collect their flows; those that have not run yet see `stopped` and return: none is killed
+  // (SimGrid 3.32 crashed, weeks of simulated time into the fleet month, after such kills).
+  for (int i = 0; i < st.parked; ++i) st.wake->release();
+  st.parked = 0;
   st.comms.clear();
 }
 
