@@ -93,7 +93,7 @@ enum Kind { Flows, Loads };
 
 // A load helper's list of activities in SimGrid 3.32 keeps every flow it parked on (load.cpp): it ends after this many
 // tasks, which frees them (a few flows each), instead of holding them for the rest of the simulation.
-constexpr int kLoadTasksPerHelper = 16;
+constexpr int kLoadTasksPerHelper = 64;
 
 Pool& pool(Kind kind) {
   static Pool pools[2];

@@ -272,7 +272,7 @@ class JobActor {
     for (const FlowGroup& g : step.groups)
       for (const Flow& f : g.flows) {
         const double rate = rates[k++];
-        const Route& route = w_.platform.route(f.from, f.to);
+        const Route& route = *f.route;  // as its flow just crossed it
         for (std::size_t h = 0; h < route.cables.size(); ++h) {
           const int cable = route.cables[h];
           const int link = 2 * cable + (route.links[h] == w_.platform.link(cable, true) ? 0 : 1);

@@ -72,6 +72,7 @@ struct Platform::Impl {
     std::uint64_t generation = 0;
     bool preferred = false;  // the pair's first choice, taken while all of its cables are up
     sg4::Mailbox* mailbox = nullptr;  // the pair's flow mailbox, once asked for
+    std::vector<simgrid::kernel::resource::StandardLinkImpl*> impls;  // route.links' kernel links, as SimGrid takes them
   };
   mutable std::deque<RouteState> routes;  // a deque never moves its elements: Route addresses are stable
   mutable PairIndex index;                // by (source vertex, destination vertex): position in routes + 1
@@ -90,26 +91,31 @@ struct Platform::Impl {
     return routes[slot - 1];
   }
 
-  const Route& route_between(VertexId from, VertexId to) const {
+  const Route& route_between(VertexId from, VertexId to) const { return current(from, to).route; }
+
+  // The pair's state with its route as of now.
+  const RouteState& current(VertexId from, VertexId to) const {
     const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint64_t>(to);
     bool fresh = false;
     RouteState& st = state(from, to, fresh);
-    if (!fresh && st.generation == generation) return st.route;
+    if (!fresh && st.generation == generation) return st;
     if (!fresh && st.preferred && all_up(st.route)) {
       st.generation = generation;
-      return st.route;
+      return st;
     }
     auto [path, preferred] = choose(from, to, key);
     st.route = Route{};
+    st.impls.clear();
     for (const Hop& hop : path) {
       const LinkProps& props = topo.graph()[hop.edge];
       st.route.cables.push_back(props.id);
       st.route.links.push_back(links[props.id][hop.forward ? 0 : 1]);
+      st.impls.push_back(st.route.links.back()->get_impl());
       st.route.latency += props.latency;
     }
     st.generation = generation;
     st.preferred = preferred;
-    return st.route;
+    return st;
   }
 
   bool all_up(const Route& r) const {
@@ -171,8 +177,8 @@ struct Platform::Impl {
 };
 
 void TopologyZone::get_local_route(const kr::NetPoint* src, const kr::NetPoint* dst, kr::Route* into, double*) {
-  const Route& r = platform_.route_between(platform_.vertex_of_point.at(src->id()), platform_.vertex_of_point.at(dst->id()));
-  for (sg4::Link* l : r.links) into->link_list_.push_back(l->get_impl());
+  const auto& st = platform_.current(platform_.vertex_of_point.at(src->id()), platform_.vertex_of_point.at(dst->id()));
+  into->link_list_.insert(into->link_list_.end(), st.impls.begin(), st.impls.end());
 }
 
 Platform::Platform(const Topology& topology) : impl_(std::make_unique<Impl>(topology)) {
