@@ -101,7 +101,8 @@ void ControllerTelemetry::network(const NetworkSample& s) {
   m.set(cluster_network_, total);
 }
 
-void ControllerTelemetry::refresh(Seconds now, const ClusterView& c, const std::function<JobView(int)>& job) {
+void ControllerTelemetry::refresh(Seconds now, const ClusterView& c, const std::function<JobView(int)>& job,
+                                  bool jobs) {
   MetricRegistry& m = rec_.metrics;
   m.set(gpus_allocated_, c.gpus_allocated);
   m.set(gpus_busy_, c.gpus_busy);
@@ -114,6 +115,8 @@ void ControllerTelemetry::refresh(Seconds now, const ClusterView& c, const std::
   std::fill(queued_.begin(), queued_.end(), 0);
   for (std::size_t j = 0; j < jobs_.size(); ++j) {
     const JobView v = job(static_cast<int>(j));
+    queued_[job_queue_[j]] += v.pending;
+    if (!jobs) continue;
     const JobRecord& jr = rec_.jobs[j];
     const JobIds& ids = jobs_[j];
     for (std::size_t s = 0; s < ids.state.size(); ++s) m.set(ids.state[s], jr.state == metric::kJobStates[s]);
@@ -130,7 +133,6 @@ void ControllerTelemetry::refresh(Seconds now, const ClusterView& c, const std::
     m.set(ids.target, static_cast<double>(jr.iterations_target));
     m.set(ids.wait, v.pending ? (now - v.enqueued).value : 0);
     if (!jr.checkpoint_write_times.empty()) m.set(ids.checkpoint_duration, jr.checkpoint_write_times.back().value);
-    queued_[job_queue_[j]] += v.pending;
   }
   for (std::size_t q = 0; q < queue_length_.size(); ++q) m.set(queue_length_[q], queued_[q]);
 }
@@ -171,7 +173,7 @@ void ControllerTelemetry::step(Seconds now, const ClusterView& c, const std::fun
                                std::vector<Action>& out) {
   const bool due = sample_due(now);
   if (!live_ && !due && sc_.alerts.empty()) return;
-  refresh(now, c, job);
+  refresh(now, c, job, live_ || !sc_.alerts.empty() || sc_.telemetry.job_series);
   record_transitions(now, out);
   if (!due) return;
   recorder_->sample(rec_.metrics, now);

@@ -37,13 +37,14 @@ class ControllerTelemetry {
   ControllerTelemetry(const Scenario& scenario, RunRecord& record);
 
   // Sets every series from the controller state (no alert, no sample): the Controller calls it once when built, so
-  // a live endpoint has values before the first event.
-  void refresh(Seconds now, const ClusterView& cluster, const std::function<JobView(int)>& job);
+  // a live endpoint has values before the first event. Without `jobs`, the per-job series are left as they are.
+  void refresh(Seconds now, const ClusterView& cluster, const std::function<JobView(int)>& job, bool jobs = true);
   void fault(Seconds now);                      // a fault reached the controller (for alert.time_to_fire)
   void network(const NetworkSample& sample);    // the driver's latest throughput per node
   // After an event: evaluates the alert rules and takes the sample when due. The series are refreshed only when
   // something reads them: alert rules, a sample, or a live endpoint (set_live); refreshing every job's series at every
-  // event was a fifth of a 4,096-GPU month.
+  // event was a fifth of a 4,096-GPU month. The per-job series only when recorded (telemetry.job_series), for alert
+  // rules or a live endpoint: finish() sets them for the report.
   void step(Seconds now, const ClusterView& cluster, const std::function<JobView(int)>& job, std::vector<Action>& out);
   void set_live(bool live) { live_ = live; }
   void finish(Seconds now, const ClusterView& cluster, const std::function<JobView(int)>& job);
