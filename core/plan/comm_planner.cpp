@@ -72,7 +72,9 @@ CommPlanner::CommPlanner(const Topology& topo, CommConstants k)
     : topo_(topo), k_(std::move(k)), route_index_(static_cast<std::size_t>(topo.total_gpus())) {}
 
 // Fewest-hops paths from `from` to `to` as a fluid: at each vertex the transfer splits evenly over the next hops that
-// tie, walking down the hop distances to `to` (breadth-first from `to`, not through the storage target).
+// tie, walking down the hop distances to `to` (breadth-first from `to`, not through the storage target). Where the
+// walk's frontier is one vertex, the segment since the previous such vertex ends: all of the transfer passes there, and
+// the vertices in between tie toward it exactly as toward `to`, so the segment is the same for every pair through both.
 const CommPlanner::Route& CommPlanner::route(int from, int to) const {
   std::uint32_t& slot = route_index_.slot(static_cast<std::size_t>(from), static_cast<std::size_t>(to));
   if (slot != 0) return routes_[slot - 1];
@@ -81,6 +83,8 @@ const CommPlanner::Route& CommPlanner::route(int from, int to) const {
   const std::vector<std::uint16_t>& hops = topo_.hops_to(dst);
   auto dist = [&](VertexId v) { return hops[v] == Topology::kUnreachable ? -1 : static_cast<int>(hops[v]); };
   Route r;
+  Segment seg;  // since `start`, for a unit of mass there
+  VertexId start = src;
   // The frontier at each distance, in ascending vertex order (the order the fractions are summed in); `mass_` holds
   // the mass reaching each vertex of the next one.
   mass_.resize(boost::num_vertices(g), 0.0);
@@ -100,7 +104,7 @@ const CommPlanner::Route& CommPlanner::route(int from, int to) const {
       }
       const double share = frontier_mass[i] / static_cast<double>(ties.size());
       for (const auto& [u, dir] : ties) {
-        r.emplace_back(dir, share);
+        seg.emplace_back(dir, share);
         if (mass_[u] == 0) next.push_back(u);
         mass_[u] += share;
       }
@@ -112,11 +116,18 @@ const CommPlanner::Route& CommPlanner::route(int from, int to) const {
       frontier_mass[i] = mass_[frontier[i]];
       mass_[frontier[i]] = 0;
     }
-  }
-  if (route_entries_ + r.size() > kRouteCacheEntries) {  // the caller holds no route across calls
-    routes_.clear();
-    route_entries_ = 0;
-    route_index_.clear();  // `slot` stays valid: rows are kept
+    if (frontier.size() == 1) {  // a cut: the segment since `start` ends here, and the walk goes on from a unit
+      const std::uint64_t key = (static_cast<std::uint64_t>(start) << 32) | static_cast<std::uint64_t>(frontier[0]);
+      auto [it, fresh] = segment_of_.try_emplace(key, static_cast<int>(segments_.size()));
+      if (fresh) {
+        route_entries_ += seg.size();
+        segments_.push_back(std::move(seg));
+      }
+      r.push_back(it->second);
+      seg.clear();
+      start = frontier[0];
+      frontier_mass[0] = 1.0;
+    }
   }
   route_entries_ += r.size();
   routes_.push_back(std::move(r));
@@ -125,14 +136,34 @@ const CommPlanner::Route& CommPlanner::route(int from, int to) const {
 }
 
 CommPlanner::PhaseCost CommPlanner::phase_cost(const CommPhase& phase) const {
-  load_.resize(2 * topo_.edges().size(), 0.0);
+  if (route_entries_ > kRouteCacheEntries) {  // start over, between phases: nothing refers to a route or segment now
+    routes_.clear();
+    route_index_.clear();
+    segments_.clear();
+    segment_of_.clear();
+    route_entries_ = 0;
+  }
+  // Shares summed per segment first, then spread over each segment's links once.
+  segment_share_.resize(segments_.size(), 0.0);
   for (const Transfer& t : phase) {
     if (t.from == t.to || t.share <= 0) continue;
-    for (const auto& [i, fraction] : route(t.from, t.to)) {
-      if (load_[i] == 0) touched_.push_back(i);
-      load_[i] += t.share * fraction;
+    const Route& r = route(t.from, t.to);
+    if (segment_share_.size() < segments_.size()) segment_share_.resize(segments_.size(), 0.0);
+    for (int sg : r) {
+      if (segment_share_[sg] == 0) touched_segments_.push_back(sg);
+      segment_share_[sg] += t.share;
     }
   }
+  load_.resize(2 * topo_.edges().size(), 0.0);
+  for (int sg : touched_segments_) {
+    const double share = segment_share_[sg];
+    segment_share_[sg] = 0;
+    for (const auto& [i, fraction] : segments_[sg]) {
+      if (load_[i] == 0) touched_.push_back(i);
+      load_[i] += share * fraction;
+    }
+  }
+  touched_segments_.clear();
   PhaseCost cost;
   for (int i : touched_) {
     const LinkProps& link = topo_.link(i / 2);

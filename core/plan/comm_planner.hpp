@@ -11,12 +11,13 @@
 // efficiency of the bottleneck medium, the LL / LL128 / tree factors and per-channel caps, the tree correction by
 // size. Each transfer's share is scaled by raw / refined bandwidth, so an uncontended simulation of the transfers
 // takes the predicted time. Latency: NCCL's base + per-step latencies (comm_planner.cpp documents each formula).
-// Holds a reference to the Topology, which must outlive it. Not thread-safe (it caches routes: at most
-// kRouteCacheEntries link directions in all, then it starts over).
+// Holds a reference to the Topology, which must outlive it. Not thread-safe (it caches routes: past
+// kRouteCacheEntries segment ids and link directions in all, it starts over at the next phase).
 #pragma once
 
 #include <cstdint>
 #include <optional>
+#include <unordered_map>
 #include <vector>
 
 #include "core/plan/comm_constants.hpp"
@@ -60,20 +61,28 @@ class CommPlanner {
     LinkKind bottleneck = LinkKind::NvLink;
   };
   PhaseCost phase_cost(const CommPhase& phase) const;
-  using Route = std::vector<std::pair<int, double>>;  // (link direction, fraction of the transfer)
+  // A route is cut at every hop distance where all of its paths meet in one vertex (a GPU's switch, a leaf): the part
+  // between two such vertices depends only on them, so it is kept once, as a segment, and shared by every GPU pair whose
+  // paths meet there (every pair between two leaves shares the split over the spines).
+  using Segment = std::vector<std::pair<int, double>>;  // (link direction, fraction of a unit entering at its start)
+  using Route = std::vector<int>;                       // segments, in order
   const Route& route(int from, int to) const;
   std::optional<Built> build(Collective c, Algorithm a, const std::vector<int>& gpus, int root) const;
   std::optional<std::pair<Option, std::vector<double>>> evaluate(const Built& b, Protocol p, Bytes size) const;
 
-  static constexpr std::size_t kRouteCacheEntries = std::size_t{1} << 23;  // 128 MiB of (direction, fraction) pairs
+  static constexpr std::size_t kRouteCacheEntries = std::size_t{1} << 23;  // segment ids and segment entries
 
   const Topology& topo_;
   CommConstants k_;
   mutable std::vector<Route> routes_;
   mutable PairIndex route_index_;  // by (GPU, GPU): position in routes_ + 1
-  mutable std::size_t route_entries_ = 0;  // in routes_
+  mutable std::size_t route_entries_ = 0;  // segment ids in routes_ and entries in segments_
+  mutable std::vector<Segment> segments_;
+  mutable std::unordered_map<std::uint64_t, int> segment_of_;  // by (start vertex, end vertex)
   mutable std::vector<double> load_;  // by link direction: 2 x link index + (1 when crossed target -> source)
   mutable std::vector<int> touched_;
+  mutable std::vector<double> segment_share_;  // by segment: phase_cost() scratch
+  mutable std::vector<int> touched_segments_;
   mutable std::vector<double> mass_;  // by vertex: route() scratch
 };
 
