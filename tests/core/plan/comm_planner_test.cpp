@@ -178,3 +178,36 @@ TEST_CASE("planner: a pair across nodes on one rail exchanges over that rail, at
     CHECK(t.share >= 1.0);  // 2(n-1)/n = 1 of payload, plus any protocol and efficiency overhead
   }
 }
+
+TEST_CASE("planner: transfers between two leaf groups split evenly over the spines, however the routes were cached",
+          "[unit][plan]") {
+  // 4 nodes in two groups of 2 under 4:1 oversubscribed spines: each rail leaf has 2 x 50 GB/s / 4 = 25 GB/s up,
+  // over 8 spines (3.125 GB/s per leaf-spine link).
+  FabricParams p;
+  p.name = "two-groups";
+  p.gpu = *find_gpu("H100-SXM");
+  p.nodes = 4;
+  p.nodes_per_group = 2;
+  p.oversubscription = 4;
+  p.nic_bandwidth = BytesPerSecond(50e9);
+  p.storage_bandwidth = BytesPerSecond(100e9);
+  const Topology topo = make_rail_optimized(p);
+  // Rail 0: n0 -> n2 and n1 -> n3 both leave group 0's rail-0 leaf for group 1's: 2 x 1/8 on each of its uplinks.
+  CommGroup g;
+  g.bytes = Bytes(1e9);
+  g.phases = {{{0, 16, 1.0}, {8, 24, 1.0}}};
+  const double per_byte = 2.0 / 8 / (50e9 * 2 / 4 / 8);
+  CommPlanner fresh(topo, comm_constants(topo.gpu()));
+  CHECK(fresh.predict(g).value == Approx(1e9 * per_byte).epsilon(1e-12));
+  // A planner that routed other pairs through the same leaves and spines first (rails 0 and 1, both directions, and
+  // within nodes) predicts the same, to the last bit.
+  CommPlanner warm(topo, comm_constants(topo.gpu()));
+  CommGroup other;
+  other.bytes = Bytes(1e9);
+  other.phases = {{{16, 0, 1.0}, {24, 8, 0.5}, {1, 17, 1.0}, {9, 25, 1.0}, {0, 1, 1.0}, {8, 16, 0.25}}};
+  CHECK(warm.predict(other).value > 0);
+  CHECK(warm.predict(g).value == fresh.predict(g).value);
+  // One transfer alone: half the load.
+  g.phases = {{{0, 16, 1.0}}};
+  CHECK(warm.predict(g).value == Approx(1e9 * per_byte / 2).epsilon(1e-12));
+}
