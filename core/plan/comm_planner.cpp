@@ -69,12 +69,17 @@ struct CommPlanner::Built {
 };
 
 CommPlanner::CommPlanner(const Topology& topo, CommConstants k)
-    : topo_(topo), k_(std::move(k)), route_index_(static_cast<std::size_t>(topo.total_gpus())) {}
+    : topo_(topo),
+      k_(std::move(k)),
+      route_index_(static_cast<std::size_t>(topo.total_gpus())),
+      tail_index_(boost::num_vertices(topo.graph())) {}
 
 // Fewest-hops paths from `from` to `to` as a fluid: at each vertex the transfer splits evenly over the next hops that
 // tie, walking down the hop distances to `to` (breadth-first from `to`, not through the storage target). Where the
 // walk's frontier is one vertex, the segment since the previous such vertex ends: all of the transfer passes there, and
 // the vertices in between tie toward it exactly as toward `to`, so the segment is the same for every pair through both.
+// Likewise the rest of the route from such a vertex depends only on it and `to`: a walk that reaches one whose rest is
+// known (the source's leaf, for another GPU of the leaf) takes it instead of walking on.
 const CommPlanner::Route& CommPlanner::route(int from, int to) const {
   std::uint32_t& slot = route_index_.slot(static_cast<std::size_t>(from), static_cast<std::size_t>(to));
   if (slot != 0) return routes_[slot - 1];
@@ -91,6 +96,7 @@ const CommPlanner::Route& CommPlanner::route(int from, int to) const {
   std::vector<VertexId> frontier{src}, next;
   std::vector<double> frontier_mass{1.0};
   std::vector<std::pair<VertexId, int>> ties;  // next vertex, link direction
+  std::vector<std::pair<VertexId, std::size_t>> cuts;  // cut vertices walked through, with r's size there
   for (int d = dist(src); d > 0; --d) {
     next.clear();
     for (std::size_t i = 0; i < frontier.size(); ++i) {
@@ -127,7 +133,20 @@ const CommPlanner::Route& CommPlanner::route(int from, int to) const {
       seg.clear();
       start = frontier[0];
       frontier_mass[0] = 1.0;
+      if (start == dst) break;
+      std::uint32_t& known = tail_index_.slot(start, dst);
+      if (known != 0) {
+        const Route& rest = tails_[known - 1];
+        r.insert(r.end(), rest.begin(), rest.end());
+        break;
+      }
+      cuts.emplace_back(start, r.size());
     }
+  }
+  for (const auto& [v, at] : cuts) {  // the rest of the route from each cut walked through
+    tails_.emplace_back(r.begin() + static_cast<std::ptrdiff_t>(at), r.end());
+    route_entries_ += tails_.back().size();
+    tail_index_.slot(v, dst) = static_cast<std::uint32_t>(tails_.size());
   }
   route_entries_ += r.size();
   routes_.push_back(std::move(r));
@@ -141,6 +160,8 @@ CommPlanner::PhaseCost CommPlanner::phase_cost(const CommPhase& phase) const {
     route_index_.clear();
     segments_.clear();
     segment_of_.clear();
+    tails_.clear();
+    tail_index_.clear();
     route_entries_ = 0;
   }
   // Shares summed per segment first, then spread over each segment's links once.

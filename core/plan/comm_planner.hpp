@@ -70,7 +70,7 @@ class CommPlanner {
   std::optional<Built> build(Collective c, Algorithm a, const std::vector<int>& gpus, int root) const;
   std::optional<std::pair<Option, std::vector<double>>> evaluate(const Built& b, Protocol p, Bytes size) const;
 
-  static constexpr std::size_t kRouteCacheEntries = std::size_t{1} << 23;  // segment ids and segment entries
+  static constexpr std::size_t kRouteCacheEntries = std::size_t{1} << 23;  // segment ids and entries
 
   const Topology& topo_;
   CommConstants k_;
@@ -79,6 +79,8 @@ class CommPlanner {
   mutable std::size_t route_entries_ = 0;  // segment ids in routes_ and entries in segments_
   mutable std::vector<Segment> segments_;
   mutable std::unordered_map<std::uint64_t, int> segment_of_;  // by (start vertex, end vertex)
+  mutable std::vector<Route> tails_;  // the rest of a route from a cut vertex to a GPU
+  mutable PairIndex tail_index_;      // by (cut vertex, GPU vertex): position in tails_ + 1
   mutable std::vector<double> load_;  // by link direction: 2 x link index + (1 when crossed target -> source)
   mutable std::vector<int> touched_;
   mutable std::vector<double> segment_share_;  // by segment: phase_cost() scratch
