@@ -1,7 +1,8 @@
 // Accuracy of the fleet-scale shortcuts (issue 8): fast-forward, re-measuring only the jobs whose shared links saw the
 // others' nominal load drift past sim.remeasure_threshold, reusing a lone job's pace for an identical signature and
 // across checkpoints, and merged flows must not move job end times by more than 1% compared with simulating every
-// iteration explicitly.
+// iteration explicitly, on a generated fleet and on two jobs contending for 8:1 oversubscribed uplinks. At 64:1 the
+// fast-forward load overstates contention (the last case bounds it).
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <map>
@@ -76,5 +77,68 @@ TEST_CASE("fleet: re-measuring at every load change and at the default threshold
     INFO(drift["jobs"][i]["name"].get<std::string>());
     const double a = drift["jobs"][i]["end"].get<double>(), b = every["jobs"][i]["end"].get<double>();
     CHECK(std::abs(a - b) <= 0.01 * b);
+  }
+}
+
+namespace {
+
+// Two 24-GPU jobs (3 nodes each) on 6 nodes in three leaf groups of 2: A takes group 0 and a node of group 1, B the
+// other node of group 1 and group 2, so both data-parallel rings leave group 1 over the same leaf uplinks. B starts
+// while A trains; checkpoints every 100 iterations.
+Scenario contended_pair(double oversubscription) {
+  json doc = json::parse(R"({
+  "name": "contended-pair", "seed": 7,
+  "topology": {"name": "t-6x8", "generator": "rail-optimized", "gpu": "H100-SXM", "nodes": 6, "gpus_per_node": 8,
+               "nic_bandwidth": "400Gbps", "nodes_per_group": 2, "spines": 2, "oversubscription": 8,
+               "storage": {"bandwidth": "100GB/s"}},
+  "queues": [{"name": "a", "gpu_quota": 48}],
+  "jobs": [
+    {"name": "A", "queue": "a", "submit": "0s", "gpus": 24, "model": "llama3-8b", "parallel": {"tp": 8, "pp": 1, "dp": 3},
+     "iterations": 600, "global_batch": 96, "seq_len": 8192, "checkpoint": {"every": 100}},
+    {"name": "B", "queue": "a", "submit": "5m", "gpus": 24, "model": "llama3-8b", "parallel": {"tp": 8, "pp": 1, "dp": 3},
+     "iterations": 400, "global_batch": 96, "seq_len": 8192, "checkpoint": {"every": 100}}
+  ],
+  "sim": {"horizon": "3d"}
+})");
+  doc["topology"]["oversubscription"] = oversubscription;
+  return read_scenario(doc, "contended-pair.json");
+}
+
+}  // namespace
+
+TEST_CASE("fleet: two jobs sharing 8:1 oversubscribed leaf uplinks end within 1% of explicit simulation", "[sim]") {
+  // Here the fast-forward load matters: without it B would end exactly as explicitly simulated (their bursts
+  // interleave), with it B ends 0.5% later (it measures with A's average rate on the shared uplinks).
+  Scenario s = contended_pair(8);
+  s.sim.fast_forward = true;
+  const json fast = testing::simulate(s);
+  s.sim.fast_forward = false;
+  const json exact = testing::simulate(s);
+  REQUIRE(fast["jobs"].size() == 2);
+  for (int i = 0; i < 2; ++i) {
+    INFO(fast["jobs"][i]["name"].get<std::string>());
+    const double f = fast["jobs"][i]["end"].get<double>(), e = exact["jobs"][i]["end"].get<double>();
+    REQUIRE(e > 0);
+    CHECK(std::abs(f - e) <= 0.01 * e);
+  }
+  // B measured while A fast-forwarded on the same uplinks: slower than A, which measured alone.
+  CHECK(fast["jobs"][1]["measured"].get<double>() > fast["jobs"][0]["measured"].get<double>());
+}
+
+TEST_CASE("fleet: at 64:1 oversubscription the fast-forward load overstates contention (a known limit)", "[sim]") {
+  // A fast-forwarding job keeps its average rate on the shared links all the time, while explicitly simulated jobs
+  // send in bursts that partly interleave: where a job's communication is most of its iteration, jobs measuring next
+  // to it see more contention than they would. Today A ends 7.2% and B 15.3% later than explicitly simulated (without
+  // any load they would end 4.2% and 5.7% earlier). docs/scenario-format.md (Sim) says so; this bounds it meanwhile.
+  Scenario s = contended_pair(64);
+  s.sim.fast_forward = true;
+  const json fast = testing::simulate(s);
+  s.sim.fast_forward = false;
+  const json exact = testing::simulate(s);
+  for (int i = 0; i < 2; ++i) {
+    INFO(fast["jobs"][i]["name"].get<std::string>());
+    const double f = fast["jobs"][i]["end"].get<double>(), e = exact["jobs"][i]["end"].get<double>();
+    CHECK(f >= e);             // pessimistic, never optimistic
+    CHECK(f <= 1.2 * e);       // and by at most a fifth
   }
 }
