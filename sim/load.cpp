@@ -17,8 +17,8 @@ namespace {
 // Parks a helper until stop() (or the end of the simulation), its flows in `comms`. It does not wait on the flows: a
 // cancelled comm raises an exception (with a backtrace) in every actor waiting on it, 13% of the fleet month's time.
 // Its flows, over or stopped, stay on the helper's list of activities in SimGrid 3.32 until the helper ends
-// (activities.hpp: run_load_helper). A stop() that came while the helper started its flows did
-// not see them: the helper cancels them itself.
+// (activities.hpp: run_load_helper). A stop() that came while the helper started its flows did not see them: the
+// helper cancels them itself.
 void park(FastForwardLoad::State& st, const std::vector<sg4::CommPtr>& comms) {
   if (st.stopped) {
     for (const auto& c : comms) cancel_unless_over(*c);

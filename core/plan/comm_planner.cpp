@@ -165,11 +165,10 @@ CommPlanner::PhaseCost CommPlanner::phase_cost(const CommPhase& phase) const {
     route_entries_ = 0;
   }
   // Shares summed per segment first, then spread over each segment's links once.
-  segment_share_.resize(segments_.size(), 0.0);
   for (const Transfer& t : phase) {
     if (t.from == t.to || t.share <= 0) continue;
     const Route& r = route(t.from, t.to);
-    if (segment_share_.size() < segments_.size()) segment_share_.resize(segments_.size(), 0.0);
+    segment_share_.resize(segments_.size(), 0.0);  // route() may have added segments
     for (int sg : r) {
       if (segment_share_[sg] == 0) touched_segments_.push_back(sg);
       segment_share_[sg] += t.share;
