@@ -43,9 +43,9 @@ std::vector<double> wait_all(const std::vector<sg4::ActivityPtr>& batch, InFligh
   };
   try {
     while (!pending.empty()) {
+      // Throws the failure of the activity that ended, if it failed; else that activity is collected.
       ssize_t first = sg4::Activity::wait_any(pending);
       if (inflight.cancelled) throw Cancelled{};  // woken by the end of an activity, but stopped meanwhile
-      pending[first]->wait();                     // already over: a no-op, or the failure
       done(first);
       // Flows of one ring usually end together: collect every activity already over without another wait_any.
       for (std::size_t k = pending.size(); k-- > 0;)
