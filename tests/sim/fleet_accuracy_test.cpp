@@ -83,26 +83,13 @@ TEST_CASE("fleet: re-measuring at every load change and at the default threshold
 
 namespace {
 
-// Two 24-GPU jobs (3 nodes each) on 6 nodes in three leaf groups of 2: A takes group 0 and a node of group 1, B the
-// other node of group 1 and group 2, so both data-parallel rings leave group 1 over the same leaf uplinks. B starts
-// while A trains; checkpoints every 100 iterations.
+// scenarios/contended-uplinks.json: two 24-GPU jobs whose data-parallel rings leave the same leaf group over the same
+// uplinks, at the oversubscription given.
 Scenario contended_pair(double oversubscription) {
-  json doc = json::parse(R"({
-  "name": "contended-pair", "seed": 7,
-  "topology": {"name": "t-6x8", "generator": "rail-optimized", "gpu": "H100-SXM", "nodes": 6, "gpus_per_node": 8,
-               "nic_bandwidth": "400Gbps", "nodes_per_group": 2, "spines": 2, "oversubscription": 8,
-               "storage": {"bandwidth": "100GB/s"}},
-  "queues": [{"name": "a", "gpu_quota": 48}],
-  "jobs": [
-    {"name": "A", "queue": "a", "submit": "0s", "gpus": 24, "model": "llama3-8b", "parallel": {"tp": 8, "pp": 1, "dp": 3},
-     "iterations": 600, "global_batch": 96, "seq_len": 8192, "checkpoint": {"every": 100}},
-    {"name": "B", "queue": "a", "submit": "5m", "gpus": 24, "model": "llama3-8b", "parallel": {"tp": 8, "pp": 1, "dp": 3},
-     "iterations": 400, "global_batch": 96, "seq_len": 8192, "checkpoint": {"every": 100}}
-  ],
-  "sim": {"horizon": "3d"}
-})");
+  const std::string path = std::string(TT_SOURCE_DIR) + "/scenarios/contended-uplinks.json";
+  json doc = load_json_file(path);
   doc["topology"]["oversubscription"] = oversubscription;
-  return read_scenario(doc, "contended-pair.json");
+  return read_scenario(doc, path);
 }
 
 // Each job's end time with fast-forward and simulated explicitly.

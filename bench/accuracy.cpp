@@ -1,0 +1,116 @@
+// bench_accuracy: how far fast-forward (fleet-scale shortcut, issue 8) moves job end times from simulating every
+// iteration, as a fabric's oversubscription grows. scenarios/contended-uplinks.json (two 24-GPU jobs whose rings
+// share leaf uplinks) runs at each oversubscription with fast-forward on and off, each simulation in its own process;
+// prints each job's end time both ways, the relative difference, the SimGrid activities and wall time of each, the
+// worst difference up to 8:1 as a ratio of the 1% goal, and the worst beyond (where the average-rate load of a
+// fast-forwarding job overstates contention: docs/scenario-format.md, "Sim"). Never fails on accuracy:
+// tests/sim/fleet_accuracy_test.cpp does.
+//
+//   bench_accuracy [--scenario PATH] [--oversubscription X]... [--json]
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "core/control/controller.hpp"
+#include "core/io/json_reader.hpp"
+#include "core/io/scenario_reader.hpp"
+#include "sim/driver.hpp"
+#include "sim/isolated.hpp"
+
+using namespace tt;
+using Json = nlohmann::json;
+
+namespace {
+
+// One simulation in this process (the caller forks): each job's end time, the activities and the wall time.
+std::string run_one(const std::string& path, double oversubscription, bool fast_forward) {
+  Json doc = load_json_file(path);
+  doc["topology"]["oversubscription"] = oversubscription;
+  Scenario s = read_scenario(doc, path);
+  s.sim.fast_forward = fast_forward;
+  const auto t0 = std::chrono::steady_clock::now();
+  Controller controller(s);
+  const sim::RunStats stats = sim::run(s, controller);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  Json out = {{"activities", stats.simgrid_activities}, {"wall_s", wall}, {"jobs", Json::array()}};
+  for (const JobRecord& j : controller.record().jobs)
+    out["jobs"].push_back({{"name", j.name}, {"end", j.end ? j.end->value : -1.0}});
+  return out.dump();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string path = std::string(TT_SOURCE_DIR) + "/scenarios/contended-uplinks.json";
+  std::vector<double> levels;
+  bool json = false;
+  for (int i = 1; i < argc; ++i) {
+    auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
+    if (arg("--scenario"))
+      path = argv[++i];
+    else if (arg("--oversubscription"))
+      levels.push_back(std::stod(argv[++i]));
+    else if (std::strcmp(argv[i], "--json") == 0)
+      json = true;
+    else {
+      std::fprintf(stderr, "usage: bench_accuracy [--scenario PATH] [--oversubscription X]... [--json]\n");
+      return 2;
+    }
+  }
+  if (levels.empty()) levels = {1, 2, 4, 8, 16, 24, 32, 48, 64};
+  Json rows = Json::array();
+  double worst = 0, worst_beyond = 0, worst_at = 0;  // up to 8:1; beyond 8:1, and where
+  for (double o : levels) {
+    Json fast, exact;
+    try {
+      fast = Json::parse(sim::run_isolated([&] { return run_one(path, o, true); }));
+      exact = Json::parse(sim::run_isolated([&] { return run_one(path, o, false); }));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "bench_accuracy: %s at %g:1: %s\n", path.c_str(), o, e.what());
+      return 3;
+    }
+    for (std::size_t j = 0; j < fast["jobs"].size(); ++j) {
+      const double f = fast["jobs"][j]["end"].get<double>(), e = exact["jobs"][j]["end"].get<double>();
+      const double diff = e > 0 && f > 0 ? f / e - 1 : NAN;
+      if (!std::isnan(diff) && o <= 8) worst = std::max(worst, std::abs(diff));
+      if (!std::isnan(diff) && o > 8 && std::abs(diff) > worst_beyond) {
+        worst_beyond = std::abs(diff);
+        worst_at = o;
+      }
+      Json row = {{"oversubscription", o},
+                  {"job", fast["jobs"][j]["name"]},
+                  {"end_exact_s", e},
+                  {"end_fast_s", f},
+                  {"difference", diff},
+                  {"activities_exact", exact["activities"]},
+                  {"activities_fast", fast["activities"]},
+                  {"wall_exact_s", exact["wall_s"]},
+                  {"wall_fast_s", fast["wall_s"]}};
+      if (!json)
+        std::printf("%5g:1  job %-6s  explicit %9.1f s  fast-forward %9.1f s  %+7.2f%%  activities %7lld vs %4lld  "
+                    "wall %.2f s vs %.3f s\n",
+                    o, row["job"].get<std::string>().c_str(), e, f, 100 * diff,
+                    row["activities_exact"].get<long long>(), row["activities_fast"].get<long long>(),
+                    row["wall_exact_s"].get<double>(), row["wall_fast_s"].get<double>());
+      rows.push_back(row);
+    }
+    std::fflush(stdout);
+  }
+  if (json) {
+    std::printf("%s\n",
+                Json({{"bench", "accuracy"}, {"scenario", path}, {"rows", rows}, {"goal", 0.01},
+                      {"worst_up_to_8", worst}, {"worst_to_goal", worst / 0.01}, {"worst_beyond_8", worst_beyond},
+                      {"worst_beyond_8_at", worst_at}})
+                    .dump()
+                    .c_str());
+    return 0;
+  }
+  std::printf("up to 8:1: worst difference %.2f%% = %.2fx the 1%% goal\n", 100 * worst, worst / 0.01);
+  if (worst_at > 0) std::printf("beyond 8:1: worst difference %.2f%% at %g:1\n", 100 * worst_beyond, worst_at);
+  return 0;
+}
