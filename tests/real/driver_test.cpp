@@ -305,7 +305,9 @@ TEST_CASE("a straggler GPU slows every iteration of its job by its speed share, 
   REQUIRE(j.state == "completed");
   REQUIRE(predicted.value > 0);
   CHECK_THAT(r.log, Catch::Contains("a0/gpu1 straggles at 0.25"));
-  // Steady state: one iteration every predicted / 0.25 (sleeps only lengthen it, so this bound cannot flake).
-  CHECK(j.measured_iteration.value >= 3.5 * predicted.value);
+  // Steady state: one iteration every predicted / 0.25, but rank 0 reports the length of its own last iteration,
+  // which starts late when the OS ran it late at the end of the one before (a 45 ms real period measured 36 ms once,
+  // on a loaded machine): 2.5x is clear of that and of an iteration at full speed (1x).
+  CHECK(j.measured_iteration.value >= 2.5 * predicted.value);
   CHECK(j.restarts == 0);  // a straggler slows, it does not fail
 }
