@@ -75,7 +75,6 @@ namespace {
 struct Helper {
   sg4::SemaphorePtr wake = sg4::Semaphore::create(0);
   std::function<void()> task;
-  int tasks = 0;  // run so far
 };
 
 struct Pool {
@@ -89,21 +88,16 @@ struct Pool {
   }
 };
 
-enum Kind { Flows, Loads };
-
-// A load helper's list of activities in SimGrid 3.32 keeps every flow it parked on (load.cpp): it ends after this many
-// tasks, which frees them (a few flows each), instead of holding them for the rest of the simulation.
-constexpr int kLoadTasksPerHelper = 64;
-
-Pool& pool(Kind kind) {
-  static Pool pools[2];
-  Pool& p = pools[kind];
+Pool& pool() {
+  static Pool p;
   if (p.engine != sg4::Engine::get_instance()) p = Pool{sg4::Engine::get_instance(), {}};
   return p;
 }
 
-void run_pooled(Kind kind, sg4::Host* host, std::function<void()> task) {
-  auto& idle = pool(kind).of(host);
+}  // namespace
+
+void run_helper(sg4::Host* host, std::function<void()> task) {
+  auto& idle = pool().of(host);
   if (!idle.empty()) {
     std::shared_ptr<Helper> h = std::move(idle.back());
     idle.pop_back();
@@ -113,32 +107,24 @@ void run_pooled(Kind kind, sg4::Host* host, std::function<void()> task) {
   }
   auto h = std::make_shared<Helper>();
   h->task = std::move(task);
-  sg4::Actor::create(kind == Flows ? "flows" : "load", host, [h, host, kind] {
-    struct Gone {  // killed with its host, retired (or at the end): out of the pool
+  sg4::Actor::create("flows", host, [h, host] {
+    struct Gone {  // killed with its host (or at the end): out of the pool
       const std::shared_ptr<Helper>& h;
       const sg4::Host* host;
-      Kind kind;
       ~Gone() {
-        auto& v = pool(kind).of(host);
+        auto& v = pool().of(host);
         v.erase(std::remove(v.begin(), v.end(), h), v.end());
       }
-    } gone{h, host, kind};
+    } gone{h, host};
     for (;;) {
       std::function<void()> task = std::move(h->task);
       h->task = nullptr;
       task();
       task = nullptr;
-      if (kind == Loads && ++h->tasks >= kLoadTasksPerHelper) return;
-      pool(kind).of(host).push_back(h);
+      pool().of(host).push_back(h);
       h->wake->acquire();
     }
   })->daemonize();
 }
-
-}  // namespace
-
-void run_helper(sg4::Host* host, std::function<void()> task) { run_pooled(Flows, host, std::move(task)); }
-
-void run_load_helper(sg4::Host* host, std::function<void()> task) { run_pooled(Loads, host, std::move(task)); }
 
 }  // namespace tt::sim

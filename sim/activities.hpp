@@ -47,11 +47,6 @@ void cancel_all(InFlight& inflight);
 // one killed with its host (a crash) leaves the pool; the task unwinds as after Actor::kill().
 void run_helper(simgrid::s4u::Host* host, std::function<void()> task);
 
-// The same for the helpers of fast-forward loads (load.cpp), from a pool of their own: they park on their flows rather
-// than wait on them, and SimGrid 3.32 keeps such flows on the helper until it ends, so a load helper ends after a few
-// tasks (and measurement helpers, which wait on theirs, never scan a list grown that way).
-void run_load_helper(simgrid::s4u::Host* host, std::function<void()> task);
-
 // Cancels an activity that is not over yet. Cancelling one that is over (finished, failed or cancelled) calls into a
 // kernel activity SimGrid 3.32 may already have released: the segfault of the 4,096-GPU month, 23 simulated days in.
 void cancel_unless_over(simgrid::s4u::Activity& a);

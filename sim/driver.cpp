@@ -101,7 +101,7 @@ class ControllerActor {
         timer_time = t;
         if (timers_at_once > 100000)
           throw std::runtime_error("the controller keeps asking for a timer at t=" + std::to_string(t) + " s");
-        if (c_.network_sample_due(Seconds(t))) deliver(probe.sample());
+        if (c_.network_sample_due(Seconds(t))) deliver(probe.sample(w_.ff_node_rate));
         deliver(Timer{});
         continue;
       }
@@ -164,7 +164,6 @@ RunStats run(const Scenario& scenario, Controller& controller, const RunOptions&
     throw std::runtime_error("sim: the simulation stopped at t=" + std::to_string(now()) +
                              " s before the controller finished (every actor was blocked)");
   for (const auto& [key, run] : world.runs) stats.simgrid_activities += run->inflight.started;
-  stats.simgrid_activities += world.load_flows;
   stats.fast_forwards = world.fast_forwards;
   stats.measurements = world.measurements;
   stats.remeasurements = world.remeasurements;

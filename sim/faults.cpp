@@ -96,7 +96,6 @@ class Injector {
     const FaultSpec& f = faults_[c.fault];
     const Target& tg = targets_[c.fault];
     Platform& p = w_.platform;
-    const Topology& topo = p.topology();
     const std::string cause = describe(f);
     switch (f.kind) {
       case FaultKind::NodeCrash:
@@ -128,9 +127,7 @@ class Injector {
         w_.wake_gpus(tg.gpus);
         break;
       case FaultKind::StorageSlow:
-        for (int cable : tg.cables)
-          for (bool forward : {true, false})
-            p.link(cable, forward)->set_bandwidth(topo.link(cable).bandwidth.value * (c.down ? f.fraction : 1.0));
+        for (int cable : tg.cables) p.set_bandwidth_factor(cable, c.down ? f.fraction : 1.0);
         break;
       case FaultKind::CheckpointCorrupt:
         w_.post(Event(CheckpointCorrupted{tg.job}));

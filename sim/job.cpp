@@ -54,6 +54,16 @@ struct Stalled {
   std::string cause;
 };
 
+// Gives back the attempt's fast-forward load, if it has one.
+void stop_load(World& w, JobRun& r) {
+  if (r.load_pace <= 0) return;
+  for (std::size_t i = 0; i < r.links.size(); ++i)
+    w.platform.reserve(r.links[i], -r.link_bytes[i] / r.load_pace, -r.link_pairs[i]);
+  for (const auto& [node, bytes] : r.nic_bytes)
+    w.ff_node_rate[node] = --w.ff_node_jobs[node] == 0 ? 0.0 : w.ff_node_rate[node] - bytes / r.load_pace;
+  r.load_pace = 0;
+}
+
 class JobActor {
  public:
   JobActor(World& w, JobRun& r) : w_(w), r_(r), l_(r.launch) {}
@@ -71,7 +81,6 @@ class JobActor {
         r.launch.plan.steps = {};
         r.step_signature = {};
         r.signature = {};
-        r.load_mailboxes = {};
       }
     } forget{r_};
     try {
@@ -424,27 +433,21 @@ class JobActor {
   }
 
   // The job's load at `t` per iteration: kept from the previous fast-forward at the same pace (across checkpoints and
-  // interruptions that did not change it), else started for the rest of the job's iterations.
+  // interruptions that did not change it), else reserved anew.
   void start_load(double t) {
-    if (r_.load && r_.load_pace == t) return;
+    if (r_.load_pace == t) return;
     stop_load();
-    if (r_.load_edges.empty()) return;
-    if (r_.load_mailboxes.empty()) {
-      const std::string tag = "ff/" + std::to_string(l_.job) + "." + std::to_string(l_.attempt) + "/";
-      for (std::size_t k = 0; k < r_.load_edges.size(); ++k)
-        r_.load_mailboxes.push_back(sg4::Mailbox::by_name(tag + std::to_string(k)));
+    if (r_.links.empty()) return;
+    for (std::size_t i = 0; i < r_.links.size(); ++i)
+      w_.platform.reserve(r_.links[i], r_.link_bytes[i] / t, r_.link_pairs[i]);
+    for (const auto& [node, bytes] : r_.nic_bytes) {
+      w_.ff_node_rate[node] += bytes / t;
+      ++w_.ff_node_jobs[node];
     }
-    r_.load = std::make_unique<FastForwardLoad>(r_.load_mailboxes, r_.load_edges, t,
-                                                static_cast<double>(l_.iterations - r_.iterations) * t);
     r_.load_pace = t;
-    w_.load_flows += static_cast<long long>(r_.load_edges.size());
   }
 
-  void stop_load() {
-    if (!r_.load) return;
-    r_.load->stop();
-    r_.load.reset();
-  }
+  void stop_load() { tt::sim::stop_load(w_, r_); }
 };
 
 }  // namespace
@@ -457,21 +460,21 @@ JobRun& start_job(World& w, Launch launch) {
   r.name = w.scenario.jobs.at(l.job).name + "#" + std::to_string(l.attempt);
   r.inflight.census = &w.flows;
   for (int gpu : l.gpus) r.hosts.push_back(w.platform.gpu(gpu));
-  // By the hosts' NetPoint ids, not their addresses: the order sums bytes and names load edges (deterministic under any
-  // allocator).
-  std::map<std::pair<unsigned long, unsigned long>, LoadEdge> per_pair;
-  for (const CommStep& s : l.plan.steps) {
-    r.steps.push_back(compile_step(w.platform, s));
-    for (const FlowGroup& g : r.steps.back().groups)
-      for (const Flow& f : g.flows) {
-        auto [it, fresh] = per_pair.try_emplace({f.from->get_netpoint()->id(), f.to->get_netpoint()->id()},
-                                                LoadEdge{f.from, f.to, 0});
-        it->second.bytes_per_iteration += f.bytes;
-      }
-  }
+  // A GPU pair of the job and the bytes it carries per iteration, by the hosts' NetPoint ids, not their addresses: the
+  // order sums bytes (deterministic under any allocator).
+  struct Pair {
+    const Flow* flow;  // one of its flows
+    double bytes = 0;
+  };
+  for (const CommStep& s : l.plan.steps) r.steps.push_back(compile_step(w.platform, s));
+  std::map<std::pair<unsigned long, unsigned long>, Pair> per_pair;
+  for (const FlowStep& step : r.steps)
+    for (const FlowGroup& g : step.groups)
+      for (const Flow& f : g.flows)
+        per_pair.try_emplace({f.from->get_netpoint()->id(), f.to->get_netpoint()->id()}, Pair{&f}).first->second.bytes +=
+            f.bytes;
   // A cable with a GPU at one end (NVLink, the GPU's NIC) carries only the traffic of the job that holds the GPU: only
-  // pairs whose route crosses a switch-to-switch cable can slow another job down, so only they get a fast-forward load
-  // and only those cables make the job's footprint.
+  // switch-to-switch cables get a fast-forward load and make the job's footprint.
   const Topology& topo = w.platform.topology();
   auto shared = [&](int cable) {
     const EdgeId e = topo.edges()[cable];
@@ -486,20 +489,29 @@ JobRun& start_job(World& w, Launch launch) {
     r.step_lone.push_back(lone);
   }
   r.step_signature.resize(r.steps.size());
-  std::map<int, double> link_bytes;  // by directional link
-  for (const auto& [ids, edge] : per_pair) {
-    const Route& route = w.platform.route(edge.from, edge.to);
+  std::map<int, std::pair<double, int>> link_bytes;  // by directional link: bytes of one iteration, GPU pairs
+  std::map<int, double> nic_bytes;   // by node, of the pairs that cross a shared cable
+  std::unordered_map<const sg4::Host*, int> node_of;
+  for (int gpu : l.gpus) node_of[w.platform.gpu(gpu)] = gpu / topo.gpus_per_node();
+  for (const auto& [ids, pair] : per_pair) {
+    const Route& route = *pair.flow->route;
     bool crosses = false;
     for (std::size_t h = 0; h < route.cables.size(); ++h)
       if (const int cable = route.cables[h]; shared(cable)) {
-        link_bytes[2 * cable + (route.links[h] == w.platform.link(cable, true) ? 0 : 1)] += edge.bytes_per_iteration;
+        auto& [bytes, pairs] = link_bytes[2 * cable + (route.links[h] == w.platform.link(cable, true) ? 0 : 1)];
+        bytes += pair.bytes;
+        ++pairs;
         crosses = true;
       }
-    if (crosses) r.load_edges.push_back(edge);
+    if (!crosses) continue;
+    for (const sg4::Host* h : {pair.flow->from, pair.flow->to})
+      if (auto it = node_of.find(h); it != node_of.end()) nic_bytes[it->second] += pair.bytes;
   }
-  for (const auto& [link, bytes] : link_bytes) {
+  r.nic_bytes.assign(nic_bytes.begin(), nic_bytes.end());
+  for (const auto& [link, load] : link_bytes) {
     r.links.push_back(link);
-    r.link_bytes.push_back(bytes);
+    r.link_bytes.push_back(load.first);
+    r.link_pairs.push_back(load.second);
   }
   if (sg4::Host* storage = w.platform.storage())
     for (int gpu : l.plan.checkpoint_writers) {
@@ -582,7 +594,7 @@ void kill_job(World& w, JobRun& r) {
   } else if (r.actor) {  // null once the actor ended (an actor that hit a bug ends without a phase change)
     r.actor->kill();
   }
-  if (r.load) r.load->stop();
+  stop_load(w, r);
   w.leave(r);
 }
 

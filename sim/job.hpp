@@ -7,12 +7,12 @@
 // checkpoint (or its end) in one timed wait. A change that may alter its pace (world.hpp: the nominal load of jobs
 // sharing its links drifted, a fault that moves routes, a straggler among its GPUs) interrupts the wait: the job
 // finishes the iteration in flight at T, credits the iterations done, and measures again (or stalls if a resource it
-// uses went down); such a change during the measurement makes it measure again at once. Meanwhile one flow per GPU
-// pair whose route crosses a switch-to-switch cable, capped at the pair's average rate, keeps its load visible to
-// other jobs (cables at a GPU carry only the traffic of the GPU's job). The load stays from one fast-forward to the
-// next at the same pace (an async checkpoint's snapshot stall, seconds out of hours, keeps it, as the nominal load of
-// world.hpp does); it stops when the job measures, writes a checkpoint that blocks training, waits for its previous
-// checkpoint write, stalls, blocks on a cable, ends or is killed.
+// uses went down); such a change during the measurement makes it measure again at once. Meanwhile its average rate
+// on each switch-to-switch cable its iteration crosses is set aside there (Platform::reserve), so that jobs measuring
+// meanwhile see the contention (cables at a GPU carry only the traffic of the GPU's job). The load stays from one
+// fast-forward to the next at the same pace (an async checkpoint's snapshot stall, seconds out of hours, keeps it, as
+// the nominal load of world.hpp does); it goes when the job measures, writes a checkpoint that blocks training, waits
+// for its previous checkpoint write, stalls, blocks on a cable, ends or is killed.
 // A job that crosses no shared link takes the pace measured for an identical signature (its compute time and its
 // flows' bytes, phases and routes, links renamed in order of appearance, with their bandwidth) when there is one:
 // alone on its cables, the same flows give the same times.
@@ -30,7 +30,6 @@
 #include "core/control/events.hpp"
 #include "sim/activities.hpp"
 #include "sim/collective.hpp"
-#include "sim/load.hpp"
 #include "sim/world.hpp"
 
 namespace tt::sim {
@@ -48,10 +47,11 @@ struct JobRun {
   std::vector<char> step_lone;             // by step: its flows cross no shared link (job.cpp reuses its time)
   std::vector<std::string> step_signature; // ... and its signature, once computed
   FlowGroup checkpoint;                    // one flow per writer to the storage host
-  std::vector<LoadEdge> load_edges;
-  std::vector<simgrid::s4u::Mailbox*> load_mailboxes;  // by load edge, made at its first fast-forward
+  std::vector<std::pair<int, double>> nic_bytes;  // (node, bytes of one iteration) its pairs that cross a shared
+                                                  // cable put through the node's NICs (World::ff_node_rate)
   std::vector<int> links;                  // directional shared links its iteration flows cross (World::link_load)
   std::vector<double> link_bytes;          // ... the bytes of one iteration on each
+  std::vector<int> link_pairs;             // ... the GPU pairs whose flows cross each
   std::vector<double> seen;                // ... the others' nominal load on each when it last measured (bytes/s)
   std::vector<double> peak;                // ... the most its flows of one step used of each then (bytes/s)
   std::vector<double> busy;                // ... the share of its measured time spent in steps crossing each
@@ -75,15 +75,13 @@ struct JobRun {
   InFlight inflight;
   simgrid::s4u::ActorPtr actor;            // null once it ended
   simgrid::s4u::SemaphorePtr wake;         // set while it waits: released by World (a pace change) and kill_job()
-  std::unique_ptr<FastForwardLoad> load;   // from a fast-forward at a pace until it measures, blocks training (job.cpp)
-                                           // or ends
-  double load_pace = 0;                    // ... the pace it puts load at
+  double load_pace = 0;                    // the pace its fast-forward load is reserved at (job.cpp); 0: none
 };
 
 // Compiles the launch against the platform and starts its actor on the management host.
 JobRun& start_job(World& world, Launch launch);
-// Stops the attempt: cancels its activities (its actor then returns) or kills its actor if it sleeps, and stops its
-// load flows. A no-op once it completed.
+// Stops the attempt: cancels its activities (its actor then returns) or kills its actor if it sleeps, and gives back
+// its fast-forward load. A no-op once it completed.
 void kill_job(World& world, JobRun& run);
 // Iterations completed by now, the fast-forward in progress included.
 std::int64_t progress(const JobRun& run);

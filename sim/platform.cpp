@@ -64,6 +64,9 @@ struct Platform::Impl {
   std::vector<VertexId> vertex_of_point;                  // by NetPoint::id() (its index in the zone)
   std::vector<std::array<sg4::Link*, 2>> links;           // by cable: [0] source->target, [1] target->source
   std::vector<int> down;                                  // by cable: nested downs
+  std::vector<double> factor;                             // by cable: share of its bandwidth (storage_slow)
+  std::vector<double> reserved;                           // by directional link: bytes/s set aside (reserve())
+  std::vector<int> pairs;                                 // ... for how many GPU pairs
   sg4::Host* storage = nullptr;
   sg4::Host* mgmt = nullptr;
   std::uint64_t generation = 0;                           // bumped when a cable changes state
@@ -166,6 +169,13 @@ struct Platform::Impl {
         throw std::invalid_argument("topology \"" + topo.name() + "\": link " + g[e].name + " has no bandwidth");
   }
 
+  // The bandwidth of a directional link from its cable's factor and the reservations on it.
+  void apply(int link) {
+    const double nominal = topo.link(link / 2).bandwidth.value * factor[link / 2];
+    const double left = std::max(nominal - reserved[link], nominal / (pairs[link] + 1));
+    links[link / 2][link % 2]->set_bandwidth(left);
+  }
+
   void set_cable(int cable, bool on) {
     for (sg4::Link* l : links[cable]) {
       if (on)
@@ -211,6 +221,9 @@ Platform::Platform(const Topology& topology) : impl_(std::make_unique<Impl>(topo
 
   p.links.resize(topology.edges().size());
   p.down.assign(topology.edges().size(), 0);
+  p.factor.assign(topology.edges().size(), 1.0);
+  p.reserved.assign(2 * topology.edges().size(), 0.0);
+  p.pairs.assign(2 * topology.edges().size(), 0);
   for (std::size_t i = 0; i < topology.edges().size(); ++i) {
     const LinkProps& props = g[topology.edges()[i]];
     for (int dir = 0; dir < 2; ++dir)
@@ -251,6 +264,20 @@ void Platform::cable_up(int cable) {
 }
 
 bool Platform::cable_is_up(int cable) const { return impl_->down.at(cable) == 0; }
+
+void Platform::reserve(int link, double bytes_per_second, int pairs) {
+  Impl& p = *impl_;
+  p.pairs.at(link) += pairs;
+  // Back to exactly nothing when the last pair leaves: no rounding residue from adding and taking back.
+  p.reserved[link] = p.pairs[link] == 0 ? 0.0 : p.reserved[link] + bytes_per_second;
+  p.apply(link);
+}
+
+void Platform::set_bandwidth_factor(int cable, double factor) {
+  impl_->factor.at(cable) = factor;
+  impl_->apply(2 * cable);
+  impl_->apply(2 * cable + 1);
+}
 std::uint64_t Platform::generation() const { return impl_->generation; }
 
 sg4::Link* Platform::link(int cable, bool forward) const { return impl_->links.at(cable)[forward ? 0 : 1]; }

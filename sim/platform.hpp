@@ -68,6 +68,14 @@ class Platform {
   void cable_down(int cable);
   void cable_up(int cable);
   bool cable_is_up(int cable) const;
+  // Bandwidth set aside on a directional link (2 x cable + 1 when crossed target -> source) for the traffic of a
+  // fast-forwarding job (job.cpp): `bytes_per_second` of `pairs` GPU pairs, both > 0 to take it and < 0 to give it
+  // back. Flows on the link get what is left (what max-min sharing leaves a flow next to capped flows that get their
+  // caps), and never less than a share equal to each pair's (as max-min would give it when the reserved rates add up
+  // to about the link or more).
+  void reserve(int link, double bytes_per_second, int pairs);
+  // A cable runs at `factor` of its bandwidth (a storage_slow fault); reservations are taken from what is left.
+  void set_bandwidth_factor(int cable, double factor);
   std::uint64_t generation() const;  // changes whenever a cable goes down or up (routes may then move)
   simgrid::s4u::Link* link(int cable, bool forward) const;  // forward: source(edge) -> target(edge)
   // Cables attached to the node's GPUs (NVLink and NIC cables): a crashed node takes them down with it.

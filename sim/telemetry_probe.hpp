@@ -1,6 +1,7 @@
 // TelemetryProbe: the network throughput of each node for the Controller's telemetry (NetworkSample), read from
 // SimGrid's link loads (s4u::Link::get_usage(): bytes/s of the flows crossing the link now) on the node's NIC cables,
-// both directions. The links are looked up once; a sample costs one get_usage() per NIC link.
+// both directions, plus the average rate fast-forwarding jobs put through them (World::ff_node_rate: they run no
+// flows meanwhile). The links are looked up once; a sample costs one get_usage() per NIC link.
 #pragma once
 
 #include <vector>
@@ -13,7 +14,8 @@ namespace tt::sim {
 class TelemetryProbe {
  public:
   explicit TelemetryProbe(const Platform& platform);
-  NetworkSample sample() const;
+  // `fast_forward`: by node, bytes/s of the fast-forwarding jobs' traffic through its NICs.
+  NetworkSample sample(const std::vector<double>& fast_forward) const;
 
  private:
   std::vector<std::vector<simgrid::s4u::Link*>> node_links_;  // by node

@@ -11,6 +11,8 @@ World::World(const Scenario& s, Platform& p)
     : scenario(s),
       platform(p),
       gpu_speed(static_cast<std::size_t>(s.topology.total_gpus()), 1.0),
+      ff_node_rate(p.topology().nodes().size(), 0.0),
+      ff_node_jobs(p.topology().nodes().size(), 0),
       link_load(2 * p.topology().edges().size(), 0.0),
       link_users(2 * p.topology().edges().size()) {}
 World::~World() = default;

@@ -56,7 +56,8 @@ struct World {
   std::string error_actor;
   std::vector<double> gpu_speed;                          // by global GPU: fraction of peak left (stragglers)
   long long fast_forwards = 0;
-  long long load_flows = 0;
+  std::vector<double> ff_node_rate;  // by node: bytes/s fast-forwarding jobs put through its NICs (telemetry)
+  std::vector<int> ff_node_jobs;     // ... from how many jobs (none: exactly 0, no rounding residue)
   long long measurements = 0;  // explicit measurements of a pace
   long long remeasurements = 0;  // ... by an attempt that had measured before
   long long pace_reuses = 0;   // paces taken from `paces` instead

@@ -57,3 +57,43 @@ TEST_CASE("sim: SimGrid routes have the hop count of Topology::path and spread o
   }
   CHECK(j["spine_links"].get<int>() > 2);
 }
+
+TEST_CASE("sim: a reservation leaves flows the rest of a link, at least a pair's share, all of it once given back",
+          "[sim]") {
+  Topology topo = make_rail_optimized(tt::testing::fabric(8, 8, 4));
+  auto j = nlohmann::json::parse(sim::run_isolated([&] {
+    sim::Session session(topo);
+    sim::Platform& p = session.platform();
+    // A leaf -> spine hop of a route from group 0 to group 1.
+    const sim::Route& r = p.route(p.gpu(0), p.gpu(32));
+    const int cable = r.cables.at(1);
+    const bool forward = r.links[1] == p.link(cable, true);
+    const int link = 2 * cable + (forward ? 0 : 1);
+    const double c = topo.link(cable).bandwidth.value;
+    auto left = [&] { return p.link(cable, forward)->get_bandwidth() / c; };
+    nlohmann::json out;
+    p.reserve(link, 0.25 * c, 4);
+    out["one"] = left();
+    p.reserve(link, 0.5 * c, 4);
+    out["two"] = left();
+    p.reserve(link, 0.5 * c, 2);  // 1.25 x the link over 10 pairs: flows keep a pair's share, 1/11
+    out["over"] = left();
+    out["other_direction"] = p.link(cable, !forward)->get_bandwidth() / c;
+    p.set_bandwidth_factor(cable, 0.5);  // 0.625 x the link now
+    out["slow_over"] = left();
+    p.reserve(link, -0.5 * c, -2);
+    p.reserve(link, -0.5 * c, -4);
+    out["slow_one"] = left();
+    p.reserve(link, -0.25 * c, -4);
+    p.set_bandwidth_factor(cable, 1.0);
+    out["none"] = left();
+    return out.dump();
+  }));
+  CHECK(j["one"].get<double>() == Approx(0.75));
+  CHECK(j["two"].get<double>() == Approx(0.25));
+  CHECK(j["over"].get<double>() == Approx(1.0 / 11));
+  CHECK(j["other_direction"].get<double>() == 1.0);
+  CHECK(j["slow_over"].get<double>() == Approx(0.5 / 11));
+  CHECK(j["slow_one"].get<double>() == Approx(0.25));
+  CHECK(j["none"].get<double>() == 1.0);
+}
