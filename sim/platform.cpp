@@ -278,6 +278,7 @@ void Platform::set_bandwidth_factor(int cable, double factor) {
   impl_->apply(2 * cable);
   impl_->apply(2 * cable + 1);
 }
+
 std::uint64_t Platform::generation() const { return impl_->generation; }
 
 sg4::Link* Platform::link(int cable, bool forward) const { return impl_->links.at(cable)[forward ? 0 : 1]; }
