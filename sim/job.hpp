@@ -19,12 +19,11 @@
 #pragma once
 
 #include <cstdint>
-#include <memory>
 #include <optional>
 #include <simgrid/s4u/Actor.hpp>
-#include <simgrid/s4u/Comm.hpp>
 #include <simgrid/s4u/Semaphore.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/control/events.hpp"
