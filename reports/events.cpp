@@ -106,13 +106,6 @@ std::string upper(const char* s) {
   return out;
 }
 
-// A cell on one terminal line: control characters (line breaks, carriage returns, escapes) become spaces.
-std::string printable(std::string s) {
-  for (char& c : s)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = ' ';
-  return s;
-}
-
 // Display width, counting each UTF-8 sequence as one column.
 std::size_t columns(const std::string& s) {
   return static_cast<std::size_t>(
@@ -210,6 +203,12 @@ std::vector<LogEvent> filter_events(const std::vector<LogEvent>& events, const E
   return out;
 }
 
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7F) c = ' ';
+  return s;
+}
+
 std::string format_clock(Seconds t) {
   double v = t.value;
   if (!std::isfinite(v)) return std::to_string(v);
@@ -225,8 +224,8 @@ std::string events_table(const std::vector<LogEvent>& events) {
   std::vector<std::array<std::string, 6>> rows;
   rows.reserve(events.size());
   for (const auto& e : events)
-    rows.push_back({format_clock(e.t), upper(to_string(e.level)), printable(e.kind),
-                    e.job.empty() ? "-" : printable(e.job), printable(nodes_cell(e.nodes)), printable(e.message)});
+    rows.push_back({format_clock(e.t), upper(to_string(e.level)), one_line(e.kind),
+                    e.job.empty() ? "-" : one_line(e.job), one_line(nodes_cell(e.nodes)), one_line(e.message)});
   std::array<std::size_t, 5> width{};
   for (const auto& r : rows)
     for (std::size_t i = 0; i < width.size(); ++i) width[i] = std::max(width[i], columns(r[i]));

@@ -55,5 +55,7 @@ std::vector<LogEvent> filter_events(const std::vector<LogEvent>& events, const E
 std::string events_table(const std::vector<LogEvent>& events);
 // "1:30:00.000"; hours are not bounded.
 std::string format_clock(Seconds t);
+// The text on one terminal line: control characters (line breaks, carriage returns, escapes) become spaces.
+std::string one_line(std::string text);
 
 }  // namespace tt

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "reports/csv.hpp"
+#include "reports/decision_log.hpp"
 #include "reports/events.hpp"
 #include "reports/html.hpp"
 #include "reports/junit.hpp"
@@ -239,6 +240,7 @@ ReportFiles write_report(const RunRecord& record, const std::string& dir) {
   write("events.jsonl", events_jsonl(record));
   write("metrics.prom", prometheus_text(record));
   write("alerts.rules.yml", prometheus_rules(record));
+  write("decisions.txt", decision_log_text(record));
   return files;
 }
 

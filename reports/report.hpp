@@ -16,14 +16,14 @@ inline constexpr int kReportSchemaVersion = 1;
 struct ReportFiles {
   std::string dir;
   std::vector<std::string> paths;  // report.json first, then junit.xml, report.html, trace.json, series.csv, jobs.csv,
-                                   // events.jsonl, metrics.prom, alerts.rules.yml
+                                   // events.jsonl, metrics.prom, alerts.rules.yml, decisions.txt
   std::string file_names() const;  // "report.json, junit.xml, ...", for a terminal line
 };
 
 nlohmann::json report_json(const RunRecord& record);
 // Writes DIR/{report.json, junit.xml, report.html, trace.json, series.csv, jobs.csv, events.jsonl, metrics.prom,
-// alerts.rules.yml},
-// creating DIR and replacing those files; throws std::runtime_error naming the file it could not write.
+// alerts.rules.yml, decisions.txt}, creating DIR and replacing those files; throws std::runtime_error naming the file
+// it could not write.
 ReportFiles write_report(const RunRecord& record, const std::string& dir);
 // A few lines for a terminal: one row per job, cluster figures, checks with PASS/FAIL.
 std::string summary_table(const RunRecord& record);

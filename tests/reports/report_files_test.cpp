@@ -13,9 +13,9 @@ TEST_CASE("write_report writes every view, byte-identical on a rerun", "[reports
   tt::ReportFiles files = tt::write_report(tt::testing::sample_record(), a.string());
   tt::write_report(tt::testing::sample_record(), b.string());
   CHECK(files.dir == a.string());
-  const std::vector<std::string> names = {"report.json", "junit.xml", "report.html",  "trace.json",
-                                          "series.csv",  "jobs.csv",  "events.jsonl", "metrics.prom",
-                                          "alerts.rules.yml"};
+  const std::vector<std::string> names = {"report.json",      "junit.xml",    "report.html",  "trace.json",
+                                          "series.csv",       "jobs.csv",     "events.jsonl", "metrics.prom",
+                                          "alerts.rules.yml", "decisions.txt"};
   REQUIRE(files.paths.size() == names.size());
   for (std::size_t i = 0; i < names.size(); ++i) {
     INFO(names[i]);
