@@ -1,12 +1,14 @@
 # Two entry points for a fresh machine:
 #   make demo   installs what is missing, builds (Release), simulates scenarios/quickstart.json
 #   make test   installs what is missing, builds everything, runs every test with ctest
+# and one for a change that moves decisions on purpose:
+#   make golden builds traintwin, rewrites tests/golden/*.decisions.txt from every bundled scenario (review: git diff)
 BUILD ?= build
 JOBS ?= $(shell nproc)
 # CUDA kernels and the NCCL provider: AUTO (when nvcc and NCCL are found), ON (fail when they are not; CI), OFF.
 CUDA ?= AUTO
 
-.PHONY: demo test deps configure
+.PHONY: demo test golden deps configure
 demo: configure
 	cmake --build $(BUILD) -j $(JOBS) --target traintwin
 	./$(BUILD)/traintwin run scenarios/quickstart.json --out out/quickstart
@@ -14,6 +16,10 @@ demo: configure
 test: configure
 	cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+golden:
+	cmake --build $(BUILD) -j $(JOBS) --target traintwin
+	./scripts/update-golden.sh $(BUILD)/traintwin
 
 configure: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DTRAINTWIN_CUDA=$(CUDA)
