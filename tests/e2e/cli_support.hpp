@@ -1,4 +1,4 @@
-// Running the traintwin binary from tests: exit code and combined output.
+// Running the traintwin binary from tests: exit code and combined output; files and lines of its output.
 #pragma once
 
 #include <sys/wait.h>
@@ -9,6 +9,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace tt::testing {
 
@@ -35,6 +36,14 @@ inline std::string read_file(const std::filesystem::path& p) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
+}
+
+// The lines of `text`, without their "\n".
+inline std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
 }
 
 inline std::filesystem::path scratch_dir(const std::string& name) {

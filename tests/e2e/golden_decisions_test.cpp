@@ -12,6 +12,7 @@
 #include "tests/e2e/cli_support.hpp"
 
 namespace fs = std::filesystem;
+using tt::testing::lines_of;
 using tt::testing::read_file;
 using tt::testing::run_cli;
 using tt::testing::scratch_dir;
@@ -21,13 +22,6 @@ namespace {
 const fs::path kGoldenDir = fs::path(TT_SOURCE_DIR) / "tests" / "golden";
 constexpr const char* kRegenerate =
     "make golden   (or: scripts/update-golden.sh build/traintwin), then git diff tests/golden";
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
 
 // One unified-diff hunk around the lines that differ (the common head and tail are left out but for a little
 // context), at most kShown lines from each side.

@@ -1,25 +1,14 @@
 // `traintwin logs` on the report directory of a real run (scenarios/quickstart.json), and its error exits.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "tests/e2e/cli_support.hpp"
 
 namespace fs = std::filesystem;
+using tt::testing::lines_of;
 using tt::testing::read_file;
 using tt::testing::run_cli;
 using tt::testing::scratch_dir;
-
-namespace {
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-}  // namespace
 
 TEST_CASE("e2e: traintwin logs filters the event log of a run", "[e2e]") {
   auto dir = scratch_dir("logs-quickstart");

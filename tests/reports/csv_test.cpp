@@ -1,24 +1,13 @@
 #include "reports/csv.hpp"
 
 #include <catch2/catch.hpp>
-#include <sstream>
 
+#include "tests/e2e/cli_support.hpp"
 #include "tests/reports/record_fixture.hpp"
-
-namespace {
-
-std::vector<std::string> lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
-
-}  // namespace
 
 TEST_CASE("csv: series has a header and one row per sample", "[reports]") {
   tt::RunRecord r = tt::testing::sample_record();
-  auto rows = lines(tt::series_csv(r));
+  auto rows = tt::testing::lines_of(tt::series_csv(r));
   REQUIRE(rows.size() == r.series.size() + 1);
   CHECK(rows[0] == "t_s,gpus_allocated,gpus_up,jobs_running,jobs_pending");
   CHECK(rows[1] == "0,8,16,1,0");
@@ -30,7 +19,7 @@ TEST_CASE("csv: jobs has one row per job, quoting and empty cells for absent fig
   r.jobs[1].name = "eval, \"b\"";
   r.jobs[1].end.reset();
   r.jobs[1].state = "unfinished";
-  auto rows = lines(tt::jobs_csv(r));
+  auto rows = tt::testing::lines_of(tt::jobs_csv(r));
   REQUIRE(rows.size() == r.jobs.size() + 1);
   CHECK(rows[0].rfind("name,queue,gpus,priority,state,submit_s,start_s,end_s,wait_s,restarts,", 0) == 0);
   CHECK(rows[1].rfind("train-a,pretrain,8,10,completed,0,0,6000,180,1,1,500,500,3,45,9.5,10,5000,", 0) == 0);

@@ -8,21 +8,14 @@
 #include <map>
 #include <regex>
 #include <set>
-#include <sstream>
 
 #include "tests/e2e/cli_support.hpp"
 #include "tests/reports/record_fixture.hpp"
 
 namespace fs = std::filesystem;
+using tt::testing::lines_of;
 
 namespace {
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
 
 std::string metric_name(const std::string& sample) { return sample.substr(0, sample.find_first_of("{ ")); }
 
