@@ -125,7 +125,8 @@ Registered add_real(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::IsMember({"attention", "synthetic"}));
   sub->add_option("--heartbeat-timeout", o->heartbeat_timeout,
-                  "real seconds of silence after which a worker counts as hung")
+                  "real seconds of silence before a worker is reported silent (the scenario's detection "
+                  "timeout, counted from its last message, decides the failure)")
       ->capture_default_str()
       ->check(CLI::PositiveNumber);
   o->seed_opt = sub->add_option("--seed", o->seed, "override the scenario's seed");

@@ -12,10 +12,13 @@
 // time / time_scale, so a CPU stands in for the modeled GPU at the modeled speed as long as its real work is faster;
 // measured iteration and checkpoint times are reported x time_scale.
 //
-// Faults (the scenario's): node_crash SIGKILLs the workers on the node's devices and reports NodeDown, NodeUp at
-// repair; link_down is reported to the Controller (LinkDown/LinkUp) but changes nothing on the loopback network.
-// A worker that exits unexpectedly, or sends nothing for heartbeat_timeout real seconds (e.g. it was SIGSTOPped by a
-// hang), stalls its job: JobStalled, and the Controller declares it failed after the scenario's detection_timeout.
+// The loop is the one every driver runs (core/drive/drive_loop.hpp) over the one fault stream
+// (core/drive/fault_player.hpp); the driver only executes and observes (real/worker_pool.hpp). Faults: node_crash
+// SIGKILLs the workers on the node's devices and reports NodeDown, NodeUp at repair; hang SIGSTOPs them; straggler
+// slows a device; checkpoint_corrupt flips a byte on storage; link_down is reported (LinkDown/LinkUp) but changes
+// nothing on the loopback network. A worker that exits unexpectedly, or sends nothing for heartbeat_timeout real
+// seconds, is reported as silent since it was last heard (JobStalled, Symptom::Silent); the Controller declares the
+// failure by its detection rule. Stochastic faults, other kinds and async checkpoints are refused (InputError).
 #pragma once
 
 #include <filesystem>
@@ -37,7 +40,9 @@ struct Options {
   std::string compute = "attention";        // see make_compute_step()
   std::string provider = "gloo";            // collectives: gloo (CPU devices) or nccl (one CUDA device per GPU)
   double heartbeat_interval = 0.05;         // real seconds between a worker's heartbeats
-  double heartbeat_timeout = 1.0;           // real seconds of silence after which a running rank counts as hung
+  double heartbeat_timeout = 1.0;           // real seconds of silence before a rank is reported silent: a floor
+                                            // against OS scheduling noise; the Controller's detection timeout
+                                            // (counted from the rank's last message) decides the failure
   int metrics_port = -1;                    // >= 0: Prometheus text on http://127.0.0.1:PORT/metrics (0: a free port)
   std::function<void(const std::string&)> log;     // one line per driver event (null: quiet)
   std::function<void(int port)> on_metrics_ready;  // called once the metrics endpoint listens

@@ -1,5 +1,7 @@
 #include "real/sys.hpp"
 
+#include <cstdio>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -78,6 +80,12 @@ std::string read_whole_file(const std::filesystem::path& path) {
     out.append(buf, static_cast<std::size_t>(r));
   }
   return out;
+}
+
+std::string format_number(double value, const char* format) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, value);
+  return buf;
 }
 
 double monotonic_seconds() {

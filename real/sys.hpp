@@ -64,6 +64,8 @@ void write_all(int fd, const void* data, std::size_t n, const std::string& what)
 
 // Seconds on CLOCK_MONOTONIC.
 double monotonic_seconds();
+// A number for logs and reports, printf style ("%.3g" by default).
+std::string format_number(double value, const char* format = "%.3g");
 
 // Sleeps until CLOCK_MONOTONIC reaches `deadline` (absolute, seconds); returns at once when it has passed.
 void sleep_until(double deadline);

@@ -8,6 +8,7 @@
 #include <simgrid/s4u.hpp>
 #include <stdexcept>
 
+#include "core/drive/drive_loop.hpp"
 #include "sim/faults.hpp"
 #include "sim/job.hpp"
 #include "sim/session.hpp"
@@ -22,17 +23,17 @@ namespace {
 
 double now() { return sg4::Engine::get_clock(); }
 
-using Clock = std::chrono::steady_clock;
+using WallClock = std::chrono::steady_clock;
 
 // Calls RunOptions::on_progress when at least progress_interval_s of wall time went by since the last call.
 class ProgressReporter {
  public:
-  ProgressReporter(const RunOptions& o, Seconds horizon, Clock::time_point start)
+  ProgressReporter(const RunOptions& o, Seconds horizon, WallClock::time_point start)
       : o_(o), horizon_(horizon), start_(start), next_(start + interval()) {}
 
   void tick(long long events) {
     if (!o_.on_progress) return;
-    const Clock::time_point t = Clock::now();
+    const WallClock::time_point t = WallClock::now();
     if (t < next_) return;
     next_ = t + interval();
     o_.on_progress(Progress{Seconds(now()), horizon_, events, std::chrono::duration<double>(t - start_).count()});
@@ -41,32 +42,84 @@ class ProgressReporter {
  private:
   const RunOptions& o_;
   Seconds horizon_;
-  Clock::time_point start_;
-  Clock::time_point next_;
+  WallClock::time_point start_;
+  WallClock::time_point next_;
 
-  Clock::duration interval() const {
-    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o_.progress_interval_s));
+  WallClock::duration interval() const {
+    return std::chrono::duration_cast<WallClock::duration>(std::chrono::duration<double>(o_.progress_interval_s));
   }
 };
 
-// The controller's home: waits for events (or its next deadline), hands them to the Controller and carries out the
-// actions it returns. Stops when the controller is done, at the horizon, or when an actor hit a bug.
+// The controller's home: the drive loop (core/drive/drive_loop.hpp) over simulated time. Waiting is a wait on the
+// events' condition variable with the loop's deadline; jobs and the fault injector post what they observe.
+class SimBackend final : public tt::Clock, public Executor {
+ public:
+  SimBackend(World& w, RunStats& stats, ProgressReporter& progress, std::unique_lock<sg4::Mutex>& lock)
+      : w_(w), stats_(stats), progress_(progress), lock_(lock), injector_(w), probe_(w.platform) {}
+
+  Seconds now() override { return Seconds(sg4::Engine::get_clock()); }
+  void wait_until(std::optional<Seconds> deadline) override {
+    if (!w_.events.empty() || w_.error) return;
+    if (deadline) {
+      w_.events_cv->wait_until(lock_, deadline->value);
+    } else {
+      w_.events_cv->wait(lock_);
+    }
+  }
+
+  void execute(const Action& a, Seconds) override {
+    if (const auto* launch = std::get_if<Launch>(&a)) {
+      start_job(w_, *launch);
+    } else if (const auto* kill = std::get_if<Kill>(&a)) {
+      auto it = w_.runs.find({kill->job, kill->attempt});
+      if (it != w_.runs.end()) kill_job(w_, *it->second);
+    }
+    // Cordon and Uncordon concern placement, which the controller owns: nothing to do in the platform.
+  }
+  void inject(const FaultChange& c, const FaultSpec& f, const FaultTarget& t, Seconds) override {
+    injector_.apply(c, f, t);
+  }
+  std::optional<Event> next_event() override {
+    if (w_.events.empty()) return std::nullopt;
+    Event e = std::move(w_.events.front());
+    w_.events.pop_front();
+    return e;
+  }
+  bool busy() const override { return true; }  // job actors post until the horizon; SimGrid ends a blocked run
+  bool failed() const override { return static_cast<bool>(w_.error); }
+  std::optional<NetworkSample> network_sample() override { return probe_.sample(w_.ff_node_rate); }
+  void handled(const Event&, const std::vector<Action>&, Seconds) override {
+    ++stats_.controller_events;
+    progress_.tick(stats_.controller_events);
+  }
+
+ private:
+  World& w_;
+  RunStats& stats_;
+  ProgressReporter& progress_;
+  std::unique_lock<sg4::Mutex>& lock_;
+  FaultInjector injector_;
+  TelemetryProbe probe_;
+};
+
 class ControllerActor {
  public:
-  ControllerActor(World& w, Controller& c, RunStats& stats, bool& finished, ProgressReporter& progress)
-      : w_(w), c_(c), stats_(stats), finished_(finished), progress_(progress) {}
+  ControllerActor(World& w, Controller& c, FaultPlayer& faults, RunStats& stats, bool& finished,
+                  ProgressReporter& progress)
+      : w_(w), c_(c), faults_(faults), stats_(stats), finished_(finished), progress_(progress) {}
 
   void operator()() {
     try {
-      loop();
+      std::unique_lock lock(*w_.mutex);
+      SimBackend backend(w_, stats_, progress_, lock);
+      DriveLoop(c_, backend, backend, faults_, w_.scenario.sim.horizon).run();
     } catch (const simgrid::ForcefulKillException&) {
       throw;
     } catch (...) {
       w_.fail("controller", std::current_exception());
     }
-    // Jobs stop by themselves once their activities are cancelled (kill_job); the fault injector only sleeps.
+    // Jobs stop by themselves once their activities are cancelled (kill_job).
     for (auto& [key, run] : w_.runs) kill_job(w_, *run);
-    if (w_.faults) w_.faults->kill();
     if (!w_.error) c_.finish(Seconds(now()));
     finished_ = true;
   }
@@ -74,54 +127,10 @@ class ControllerActor {
  private:
   World& w_;
   Controller& c_;
+  FaultPlayer& faults_;
   RunStats& stats_;
   bool& finished_;
   ProgressReporter& progress_;
-
-  void loop() {
-    const double horizon = w_.scenario.sim.horizon.value;
-    std::unique_lock lock(*w_.mutex);
-    double timer_time = -1;
-    long long timers_at_once = 0;
-    const TelemetryProbe probe(w_.platform);
-    for (;;) {
-      if (w_.error) return;
-      if (!w_.events.empty()) {
-        Event e = std::move(w_.events.front());
-        w_.events.pop_front();
-        deliver(e);
-        continue;
-      }
-      if (c_.done()) return;
-      const double t = now();
-      if (t >= horizon) return;
-      const std::optional<Seconds> deadline = c_.next_deadline();
-      if (deadline && deadline->value <= t) {
-        timers_at_once = t == timer_time ? timers_at_once + 1 : 0;
-        timer_time = t;
-        if (timers_at_once > 100000)
-          throw std::runtime_error("the controller keeps asking for a timer at t=" + std::to_string(t) + " s");
-        if (c_.network_sample_due(Seconds(t))) deliver(probe.sample(w_.ff_node_rate));
-        deliver(Timer{});
-        continue;
-      }
-      w_.events_cv->wait_until(lock, deadline ? std::min(deadline->value, horizon) : horizon);
-    }
-  }
-
-  void deliver(const Event& e) {
-    ++stats_.controller_events;
-    progress_.tick(stats_.controller_events);
-    for (Action& a : c_.handle(e, Seconds(now()))) {
-      if (auto* launch = std::get_if<Launch>(&a)) {
-        start_job(w_, std::move(*launch));
-      } else if (auto* kill = std::get_if<Kill>(&a)) {
-        auto it = w_.runs.find({kill->job, kill->attempt});
-        if (it != w_.runs.end()) kill_job(w_, *it->second);
-      }
-      // Cordon and Uncordon concern placement, which the controller owns: nothing to do in the platform.
-    }
-  }
 };
 
 std::string describe(const std::exception_ptr& e) {
@@ -137,7 +146,7 @@ std::string describe(const std::exception_ptr& e) {
 }  // namespace
 
 RunStats run(const Scenario& scenario, Controller& controller, const RunOptions& options) {
-  const auto wall_start = Clock::now();
+  const auto wall_start = WallClock::now();
   if (!(scenario.sim.horizon.value > 0) || !std::isfinite(scenario.sim.horizon.value))
     throw std::invalid_argument("sim: the horizon must be a positive, finite duration");
   RunStats stats;
@@ -151,12 +160,12 @@ RunStats run(const Scenario& scenario, Controller& controller, const RunOptions&
     stats.driver_info["remeasure_threshold"] = threshold.str();
   }
 
+  FaultPlayer faults(scenario);
   World world(scenario, session.platform());
-  start_faults(world);
   bool finished = false;
   ProgressReporter progress(options, scenario.sim.horizon, wall_start);
   sg4::Actor::create("controller", session.platform().mgmt(),
-                     ControllerActor(world, controller, stats, finished, progress));
+                     ControllerActor(world, controller, faults, stats, finished, progress));
   session.run();
 
   if (world.error) throw std::runtime_error("sim: " + world.error_actor + ": " + describe(world.error));
@@ -172,7 +181,7 @@ RunStats run(const Scenario& scenario, Controller& controller, const RunOptions&
   stats.cluster_changes = static_cast<long long>(world.epoch);
   stats.peak_flows = world.flows.peak;
   controller.set_driver("sim", stats.driver_info);
-  stats.wall_seconds = std::chrono::duration<double>(Clock::now() - wall_start).count();
+  stats.wall_seconds = std::chrono::duration<double>(WallClock::now() - wall_start).count();
   return stats;
 }
 

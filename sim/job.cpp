@@ -54,16 +54,6 @@ struct Stalled {
   std::string cause;
 };
 
-// Gives back the attempt's fast-forward load, if it has one.
-void stop_load(World& w, JobRun& r) {
-  if (r.load_pace <= 0) return;
-  for (std::size_t i = 0; i < r.links.size(); ++i)
-    w.platform.reserve(r.links[i], -r.link_bytes[i] / r.load_pace, -r.link_pairs[i]);
-  for (const auto& [node, bytes] : r.nic_bytes)
-    w.ff_node_rate[node] = --w.ff_node_jobs[node] == 0 ? 0.0 : w.ff_node_rate[node] - bytes / r.load_pace;
-  r.load_pace = 0;
-}
-
 class JobActor {
  public:
   JobActor(World& w, JobRun& r) : w_(w), r_(r), l_(r.launch) {}
@@ -121,9 +111,9 @@ class JobActor {
       }
       if (r_.phase == JobRun::Phase::Killed) return false;
       const bool hosts_on = std::all_of(r_.hosts.begin(), r_.hosts.end(), [](sg4::Host* h) { return h->is_on(); });
-      if (!r_.hang && hosts_on) {
+      if (!r_.stopped && hosts_on) {
         if (r_.blocked_on.empty()) r_.blocked_on = down_cables(w_, r_);  // a new flow met a cable already down
-        if (r_.fault_kind.empty()) r_.fault_kind = "link_down";
+        if (!r_.fault_kind) r_.fault_kind = FaultKind::LinkDown;
         if (!r_.blocked_on.empty()) {
           if (!wait_for_links(cause)) return false;  // killed while it waited
           continue;
@@ -136,8 +126,7 @@ class JobActor {
 
   bool wait_for_links(const std::string& cause) {
     r_.phase = JobRun::Phase::Blocked;
-    w_.post(JobStalled{l_.job, l_.attempt, r_.iterations, cause, r_.fault_kind, Detector::Communication,
-                       r_.blocked_on});
+    w_.post(JobStalled{l_.job, l_.attempt, r_.iterations, cause, Symptom::CommStalled, r_.fault_kind, r_.blocked_on});
     stop_load();
     w_.set_nominal(r_, 0);
     auto up = [&] {
@@ -153,7 +142,7 @@ class JobActor {
     }
     r_.phase = JobRun::Phase::Training;
     r_.fault.reset();
-    r_.fault_kind.clear();
+    r_.fault_kind.reset();
     r_.blocked_on.clear();
     r_.inflight.cancelled = false;
     r_.inflight.waiting.clear();
@@ -164,9 +153,9 @@ class JobActor {
 
   void stall(const std::string& cause) {
     r_.phase = JobRun::Phase::Stalled;
-    const bool deadlock = r_.hang && r_.fault_kind == "deadlock";  // alive and heartbeating: only the watchdog sees it
-    w_.post(JobStalled{l_.job, l_.attempt, r_.iterations, cause, r_.fault_kind.empty() ? "unknown" : r_.fault_kind,
-                       deadlock ? Detector::Watchdog : Detector::Heartbeat});
+    // Dead or stopped ranks fall silent; a job stopped by a fault that leaves its ranks alive shows what that fault
+    // leaves to see (a deadlock: heartbeats without progress).
+    w_.post(JobStalled{l_.job, l_.attempt, r_.iterations, cause, r_.stopped.value_or(Symptom::Silent), r_.fault_kind});
     stop_load();
     w_.leave(r_);
   }
@@ -459,143 +448,13 @@ JobRun& start_job(World& w, Launch launch) {
   const Launch& l = r.launch;
   r.name = w.scenario.jobs.at(l.job).name + "#" + std::to_string(l.attempt);
   r.inflight.census = &w.flows;
-  for (int gpu : l.gpus) r.hosts.push_back(w.platform.gpu(gpu));
-  // A GPU pair of the job and the bytes it carries per iteration, by the hosts' NetPoint ids, not their addresses: the
-  // order sums bytes (deterministic under any allocator).
-  struct Pair {
-    const Flow* flow;  // one of its flows
-    double bytes = 0;
-  };
-  for (const CommStep& s : l.plan.steps) r.steps.push_back(compile_step(w.platform, s));
-  std::map<std::pair<unsigned long, unsigned long>, Pair> per_pair;
-  for (const FlowStep& step : r.steps)
-    for (const FlowGroup& g : step.groups)
-      for (const Flow& f : g.flows)
-        per_pair.try_emplace({f.from->get_netpoint()->id(), f.to->get_netpoint()->id()}, Pair{&f}).first->second.bytes +=
-            f.bytes;
-  // A cable with a GPU at one end (NVLink, the GPU's NIC) carries only the traffic of the job that holds the GPU: only
-  // switch-to-switch cables get a fast-forward load and make the job's footprint.
-  const Topology& topo = w.platform.topology();
-  auto shared = [&](int cable) {
-    const EdgeId e = topo.edges()[cable];
-    return topo.graph()[boost::source(e, topo.graph())].kind != VertexKind::Gpu &&
-           topo.graph()[boost::target(e, topo.graph())].kind != VertexKind::Gpu;
-  };
-  for (const FlowStep& step : r.steps) {
-    bool lone = true;
-    for (const FlowGroup& g : step.groups)
-      for (const Flow& f : g.flows)
-        for (int cable : f.route->cables) lone = lone && !shared(cable);
-    r.step_lone.push_back(lone);
-  }
-  r.step_signature.resize(r.steps.size());
-  std::map<int, std::pair<double, int>> link_bytes;  // by directional link: bytes of one iteration, GPU pairs
-  std::map<int, double> nic_bytes;   // by node, of the pairs that cross a shared cable
-  std::unordered_map<const sg4::Host*, int> node_of;
-  for (int gpu : l.gpus) node_of[w.platform.gpu(gpu)] = gpu / topo.gpus_per_node();
-  for (const auto& [ids, pair] : per_pair) {
-    const Route& route = *pair.flow->route;
-    bool crosses = false;
-    for (std::size_t h = 0; h < route.cables.size(); ++h)
-      if (const int cable = route.cables[h]; shared(cable)) {
-        auto& [bytes, pairs] = link_bytes[2 * cable + (route.links[h] == w.platform.link(cable, true) ? 0 : 1)];
-        bytes += pair.bytes;
-        ++pairs;
-        crosses = true;
-      }
-    if (!crosses) continue;
-    for (const sg4::Host* h : {pair.flow->from, pair.flow->to})
-      if (auto it = node_of.find(h); it != node_of.end()) nic_bytes[it->second] += pair.bytes;
-  }
-  r.nic_bytes.assign(nic_bytes.begin(), nic_bytes.end());
-  for (const auto& [link, load] : link_bytes) {
-    r.links.push_back(link);
-    r.link_bytes.push_back(load.first);
-    r.link_pairs.push_back(load.second);
-  }
-  if (sg4::Host* storage = w.platform.storage())
-    for (int gpu : l.plan.checkpoint_writers) {
-      Flow f = make_flow(w.platform, w.platform.gpu(gpu), storage, l.plan.checkpoint_bytes_per_writer.value);
-      r.checkpoint.latency = std::max(r.checkpoint.latency, f.route->latency);
-      if (f.bytes > 0) r.checkpoint.flows.push_back(f);
-    }
+  compile_footprint(w, r);
   auto key = std::make_pair(l.job, l.attempt);
   auto [it, inserted] = w.runs.emplace(key, std::move(run));
   if (!inserted) throw std::logic_error("sim: job " + r.name + " was launched twice");
   w.join(r);
   r.actor = sg4::Actor::create("job/" + r.name, w.platform.mgmt(), JobActor(w, r));
   return r;
-}
-
-std::int64_t progress(const JobRun& r) {
-  if (r.ff_start < 0 || r.iteration_time <= 0) return r.iterations;
-  const auto done = static_cast<std::int64_t>(std::floor((now() - r.ff_start) / r.iteration_time));
-  return r.iterations + std::min(r.ff_target - r.iterations, done);
-}
-
-void strike(World& w, const std::vector<sg4::Host*>& hosts, const std::vector<int>& cables, const std::string& cause,
-            const std::string& kind, bool hang) {
-  auto uses_cable = [&](const FlowGroup& g) {
-    for (const Flow& f : g.flows)
-      for (int c : w.platform.route(f.from, f.to).cables)
-        if (std::find(cables.begin(), cables.end(), c) != cables.end()) return true;
-    return false;
-  };
-  auto on_host = [&](const JobRun& r) {
-    for (sg4::Host* h : r.hosts)
-      if (std::find(hosts.begin(), hosts.end(), h) != hosts.end()) return true;
-    return false;
-  };
-  auto hit = [&](const JobRun& r) {
-    if (on_host(r)) return true;
-    if (r.phase != JobRun::Phase::Training || cables.empty()) return false;
-    for (const FlowStep& s : r.steps)
-      for (const FlowGroup& g : s.groups)
-        if (uses_cable(g)) return true;
-    return r.checkpointing && uses_cable(r.checkpoint);  // storage connections exist only while writing
-  };
-  for (auto& [key, run] : w.runs) {
-    JobRun& r = *run;
-    if (r.fault || (r.phase != JobRun::Phase::Starting && r.phase != JobRun::Phase::Training) || !hit(r)) continue;
-    if (r.phase == JobRun::Phase::Training)  // exact progress first, whichever event the controller hears next
-      w.post(JobProgress{r.launch.job, r.launch.attempt, progress(r),
-                         r.iteration_time > 0 ? Seconds(r.iteration_time) : r.launch.plan.predicted_iteration});
-    r.fault = cause;
-    r.fault_kind = kind;
-    r.hang = hang;
-    if (!on_host(r)) r.blocked_on = cables;  // NCCL retries on these cables until they are back or it times out
-    cancel_all(r.inflight);  // its wait throws: it stalls
-    if (r.wake) r.wake->release();
-  }
-}
-
-void kill_job(World& w, JobRun& r) {
-  if (r.writer) cancel_all(r.writer_inflight);  // an async checkpoint write stops with the attempt
-  if (r.phase == JobRun::Phase::Completed || r.phase == JobRun::Phase::Killed) return;
-  if (r.phase == JobRun::Phase::Stalled) {  // its actor already ended after posting JobStalled
-    r.phase = JobRun::Phase::Killed;
-    return;
-  }
-  r.phase = JobRun::Phase::Killed;
-  // SimGrid 3.32 mishandles an actor killed in some waits: one killed inside a wait on several activities gets woken
-  // again by the others ("The Impossible Did Happen"), and one killed inside a timed semaphore acquisition leaves the
-  // acquisition's timer to fire later into freed memory (a segfault weeks of simulated time later: the fleet month
-  // crash). So an actor that waits on activities is stopped by cancelling them, and one that waits on its semaphore
-  // (fast-forward, compute, links, a previous checkpoint write) by releasing it: it wakes, sees Killed and returns.
-  // Only one in a plain sleep (startup, snapshot, a step's latency) is killed; one whose helper actors move its flows
-  // (collective.hpp) is stopped by cancelling them.
-  if (!r.inflight.waiting.empty() || r.inflight.helpers > 0) {
-    r.wake = nullptr;
-    cancel_all(r.inflight);
-  } else if (r.wake) {
-    auto wake = std::move(r.wake);
-    r.wake = nullptr;
-    wake->release();
-  } else if (r.actor) {  // null once the actor ended (an actor that hit a bug ends without a phase change)
-    r.actor->kill();
-  }
-  stop_load(w, r);
-  w.leave(r);
 }
 
 }  // namespace tt::sim

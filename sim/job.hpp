@@ -61,9 +61,9 @@ struct JobRun {
   Phase phase = Phase::Starting;
   bool checkpointing = false;              // writing a checkpoint now (its routes to storage are in use)
   std::optional<std::string> fault;        // set by strike(): the attempt stalls with this cause
-  std::string fault_kind;                  // ... the fault kind
+  std::optional<FaultKind> fault_kind;     // ... the fault kind
   std::vector<int> blocked_on;             // ... cables it waits for (link faults: NCCL retries, no failure yet)
-  bool hang = false;                       // ... a hang: it stops without dying (the watchdog notices)
+  std::optional<Symptom> stopped;          // ... it stops without dying (hang, deadlock), showing this symptom
   InFlight writer_inflight;                // the async checkpoint write in progress, if any
   simgrid::s4u::ActorPtr writer;           // null once its write ended
   bool writer_done = true;                 // the writer's write ended (it then releases `wake`)
@@ -77,19 +77,25 @@ struct JobRun {
   double load_pace = 0;                    // the pace its fast-forward load is reserved at (job.cpp); 0: none
 };
 
-// Compiles the launch against the platform and starts its actor on the management host.
+// Compiles the launch against the platform (job_footprint.cpp: hosts, flows, the shared links it loads, checkpoint
+// flows) and starts its actor on the management host.
 JobRun& start_job(World& world, Launch launch);
 // Stops the attempt: cancels its activities (its actor then returns) or kills its actor if it sleeps, and gives back
 // its fast-forward load. A no-op once it completed.
 void kill_job(World& world, JobRun& run);
+// Fills the run's hosts, steps, lone steps, shared-link footprint and checkpoint flows from its launch.
+void compile_footprint(World& world, JobRun& run);
+// Gives back the attempt's fast-forward load, if it has one.
+void stop_load(World& world, JobRun& run);
 // Iterations completed by now, the fast-forward in progress included.
 std::int64_t progress(const JobRun& run);
 // Called by the fault injector just before it turns `hosts` and `cables` off: every attempt that uses one of the
 // hosts, or is training with a route over one of the cables, is interrupted now with `cause`, whatever it is doing.
-// Struck through a host it stalls (or, with `hang`, stops without dying); struck through cables only it blocks until
+// Struck through a host it stalls (or, with `stops`, stops without dying and shows that symptom); struck through
+// cables only it blocks until
 // they are back (NCCL retries the connections that use them; later routes go around them when they can), then trains
 // on, unless the controller's communication timeout kills it first.
 void strike(World& world, const std::vector<simgrid::s4u::Host*>& hosts, const std::vector<int>& cables,
-            const std::string& cause, const std::string& kind, bool hang = false);
+            const std::string& cause, FaultKind kind, std::optional<Symptom> stops = std::nullopt);
 
 }  // namespace tt::sim

@@ -1,6 +1,7 @@
 // World: what the driver's actors share inside one simulation (SimGrid actors are cooperative: no data races, and
 // no s4u Mutex may be held by an actor that can be killed, so only the controller actor ever locks one).
-// Jobs and faults post events with post(); the controller actor waits for them on `events_cv` with a deadline.
+// Jobs and the fault injector post events with post(); the controller actor waits for them on `events_cv` with a
+// deadline.
 // Fast-forwarding jobs wait on their own semaphore (a ConditionVariable needs a Mutex, which a killed waiter would
 // leave locked); a change that may alter a job's pace marks it dirty and releases its semaphore, and it measures again:
 // - nominal load: every job with a pace puts its average bytes/s on the directional shared links its iteration flows
@@ -51,7 +52,6 @@ struct World {
   std::deque<Event> events;
   std::uint64_t epoch = 0;                                // changes that could alter paces (RunStats)
   std::map<std::pair<int, int>, std::unique_ptr<JobRun>> runs;  // by (job, attempt); kept until the end
-  simgrid::s4u::ActorPtr faults;                          // the fault injector, if any
   std::exception_ptr error;                               // set by an actor that hit a bug; stops the run
   std::string error_actor;
   std::vector<double> gpu_speed;                          // by global GPU: fraction of peak left (stragglers)

@@ -6,11 +6,13 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
 
 #include "core/fault/detection.hpp"
+#include "core/model/scenario.hpp"
 #include "core/model/units.hpp"
 #include "core/plan/iteration_plan.hpp"
 
@@ -35,23 +37,24 @@ struct JobCompleted {
   int job;
   int attempt;
 };
-struct JobStalled {  // the job makes no progress any more (ground truth); the controller declares it failed by a rule
+struct JobStalled {  // the job makes no progress any more; the controller picks the detector from the symptom
   int job;
   int attempt;
   std::int64_t iterations;  // absolute iterations completed before the error
   std::string cause;
-  std::string kind = "";                       // the fault kind ("link_down", "hang", ...), for the report
-  Detector detector = Detector::Heartbeat;     // the rule that notices it (core/fault/detection.hpp)
-  std::vector<int> links = {};                 // Communication: the cables it waits on
+  Symptom seen = Symptom::Silent;         // what the driver observed (core/fault/detection.hpp)
+  std::optional<FaultKind> kind = {};     // the fault that caused it, when the driver injected it (for the report)
+  std::vector<int> links = {};            // CommStalled: the cables it waits on
+  std::optional<Seconds> since = {};      // when it stopped (a rank last heard at); default: the event's time
 };
 struct JobResumed {  // a stalled job's links came back before it was declared failed: it trains again
   int job;
   int attempt;
 };
-struct NodeDown {  // the node died (ground truth from the fault injector); the controller detects it by heartbeat
+struct NodeDown {  // the node died (ground truth from the fault injector); its jobs' ranks fall silent
   int node;
-  std::string cause;  // the fault kind: "node_crash", or "gpu_failure" (one GPU lost: the node is out until repaired)
-  int gpu = -1;       // gpu_failure: the global GPU index; only the job holding it fails
+  FaultKind kind = FaultKind::NodeCrash;  // or GpuFailure: one GPU lost, the node is out until repaired
+  int gpu = -1;                           // GpuFailure: the global GPU index; only the job holding it fails
 };
 struct NodeUp {  // the node is repaired and may take work again
   int node;
@@ -61,6 +64,11 @@ struct LinkDown {
 };
 struct LinkUp {
   int link;
+};
+struct RestoredFrom {  // a launched attempt resumed from another checkpoint than Launch::start_iteration asked for
+  int job;               // (the one asked for failed its verification on storage)
+  int attempt;
+  std::int64_t iteration;  // the checkpoint it resumed from (0: the start)
 };
 struct CheckpointCorrupted {  // the job's newest completed checkpoint was damaged on storage (ground truth): a restore
   int job;                    // will refuse it on its checksum and use the one before
@@ -73,7 +81,7 @@ struct NetworkSample {
 };
 
 using Event = std::variant<Timer, JobProgress, CheckpointDone, JobCompleted, JobStalled, JobResumed, NodeDown, NodeUp,
-                           LinkDown, LinkUp, CheckpointCorrupted, NetworkSample>;
+                           LinkDown, LinkUp, CheckpointCorrupted, RestoredFrom, NetworkSample>;
 
 // --- actions: controller -> driver ----------------------------------------------------------------------------
 struct Launch {
@@ -83,6 +91,7 @@ struct Launch {
   std::int64_t start_iteration = 0;  // resume from this checkpointed iteration
   std::int64_t iterations = 0;       // total iterations of the job (it stops when it reaches this)
   std::int64_t checkpoint_every = 0; // iterations between checkpoints; 0: none
+  int checkpoint_keep = 0;           // checkpoints to keep on storage, older ones deleted; 0: all
   bool checkpoint_async = false;     // stall for `snapshot`, then write while training
   Seconds snapshot;                  // async only
   Seconds startup;                   // launch or restart overhead before the first iteration

@@ -16,6 +16,24 @@ const char* to_string(Detector d) {
   return "?";
 }
 
+const char* to_string(Symptom s) {
+  switch (s) {
+    case Symptom::Silent: return "silent";
+    case Symptom::CommStalled: return "collective stalled";
+    case Symptom::NoProgress: return "no progress";
+  }
+  return "?";
+}
+
+Detector detector_for(Symptom s) {
+  switch (s) {
+    case Symptom::Silent: return Detector::Heartbeat;
+    case Symptom::CommStalled: return Detector::Communication;
+    case Symptom::NoProgress: return Detector::Watchdog;
+  }
+  return Detector::None;
+}
+
 Seconds DetectionRules::time_to_detect(Detector d) const {
   switch (d) {
     case Detector::Heartbeat: return heartbeat_;

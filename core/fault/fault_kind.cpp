@@ -63,22 +63,6 @@ std::vector<std::string> fault_kind_names() {
 
 bool degrades_only(FaultKind kind) { return kind == FaultKind::Straggler || kind == FaultKind::StorageSlow; }
 
-Detector detector_for(FaultKind kind) {
-  switch (kind) {
-    case FaultKind::NodeCrash:
-    case FaultKind::GpuFailure:
-    case FaultKind::Hang: return Detector::Heartbeat;
-    case FaultKind::NicDown:
-    case FaultKind::LinkDown:
-    case FaultKind::SwitchDown: return Detector::Communication;
-    case FaultKind::Deadlock: return Detector::Watchdog;
-    case FaultKind::Straggler:
-    case FaultKind::StorageSlow:
-    case FaultKind::CheckpointCorrupt: return Detector::None;
-  }
-  return Detector::None;
-}
-
 std::vector<std::string> fault_candidates(FaultKind kind, const Topology& t) {
   std::vector<std::string> out;
   const auto& g = t.graph();

@@ -1,5 +1,6 @@
 // Fault kinds: the component each one strikes, its names in scenario files, the candidates a stochastic fault picks
-// from, and the rule that detects it. A pure description: the drivers execute faults, the Controller detects them.
+// from. A pure description: the drivers execute faults and report what they see; the Controller detects failures
+// from that (core/fault/detection.hpp).
 #pragma once
 
 #include <optional>
@@ -30,8 +31,6 @@ inline bool without_repair(FaultKind kind) {
 // Scripted only: a stochastic rate per component makes no sense for it (a job is not a component of the cluster).
 inline bool scripted_only(FaultKind kind) { return kind == FaultKind::CheckpointCorrupt; }
 bool degrades_only(FaultKind kind);
-// The rule that notices a job struck by this kind (Detector::None for kinds that only slow jobs down).
-Detector detector_for(FaultKind kind);
 // Names of the components of the topology a fault of this kind may strike: nodes; GPUs (for nic_down, those with a
 // NIC cable); fabric cables (NIC cables when there are none); leaf and spine switches; "storage"; none for a job.
 std::vector<std::string> fault_candidates(FaultKind kind, const Topology& topo);

@@ -18,9 +18,6 @@ namespace tt {
 // times (the first try and NCCL_IB_RETRY_CNT retries). Defaults 20 and 7: 8 x 4.29 s = 34.4 s.
 Seconds ib_comm_timeout(int ib_timeout, int ib_retry_cnt);
 inline Seconds ib_comm_timeout(const CommConstants& k) { return ib_comm_timeout(k.ib_timeout, k.ib_retry_cnt); }
-// The fault model's rule: a link outage longer than the timeout fails the job's communicator; a shorter one only
-// delays the transfers that cross it.
-inline bool outage_fails_job(Seconds outage, const CommConstants& k) { return outage > ib_comm_timeout(k); }
 
 // The NIC of local GPU i is "mlx5_<i>" (one NIC per GPU, on its rail), as on DGX/HGX systems.
 std::string nic_name(int local_gpu);

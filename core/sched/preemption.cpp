@@ -23,11 +23,10 @@ bool PreemptionPolicy::keeps_guarantee(const VictimCandidate& v, const CohortQuo
   return !v.reclaim || (quota.borrowing(usage, v.queue) && usage.used[v.queue] - v.gpus >= quota.guaranteed(v.queue));
 }
 
-bool PreemptionPolicy::before(const VictimCandidate& a, const VictimCandidate& b, Seconds now) const {
-  double la = (now - a.last_checkpoint).value * a.gpus, lb = (now - b.last_checkpoint).value * b.gpus;
-  if (la != lb) return la < lb;
+bool PreemptionPolicy::before(const VictimCandidate& a, const VictimCandidate& b) const {
+  if (a.reclaim != b.reclaim) return a.reclaim;
   if (a.priority != b.priority) return a.priority < b.priority;
-  if (a.start != b.start) return a.start > b.start;
+  if (a.admission != b.admission) return a.admission > b.admission;
   return a.job < b.job;
 }
 

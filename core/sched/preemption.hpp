@@ -1,11 +1,11 @@
 // Preemption policy (Kueue semantics): which running jobs a waiting job may preempt, and in which order.
 // Within its queue: lower-priority jobs (within_queue: LowerPriority). Reclaim: a queue that would stay within its
 // nominal quota takes back GPUs from queues of its cohort that borrow (use more than their nominal quota; reclaim:
-// LowerPriority or Any), never taking a queue below its guarantee (gpu_quota - lending_limit). Victims are ordered to
-// lose the least work: the least GPU-time since their last checkpoint (or start) first, then lower priority, then the
-// most recently started.
+// LowerPriority or Any), never taking a queue below its guarantee (gpu_quota - lending_limit). Victims are ordered as
+// Kueue orders them (before()).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "core/model/scenario.hpp"
@@ -18,9 +18,8 @@ struct VictimCandidate {
   int queue = -1;
   int priority = 0;
   int gpus = 0;
-  Seconds start;
-  Seconds last_checkpoint;  // or the start, when none since
-  bool reclaim = false;     // from another queue of the cohort
+  std::uint64_t admission = 0;  // the scheduler's admission counter when it last started: later is larger
+  bool reclaim = false;         // from another queue of the cohort
 };
 
 class PreemptionPolicy {
@@ -37,8 +36,10 @@ class PreemptionPolicy {
   // The victim's queue still borrows and removing it keeps the queue at or above its guarantee (always true within
   // a queue).
   bool keeps_guarantee(const VictimCandidate& v, const CohortQuota& quota, const QuotaUsage& usage) const;
-  // Strict weak order: victims to try first come first.
-  bool before(const VictimCandidate& a, const VictimCandidate& b, Seconds now) const;
+  // Strict weak order, victims to try first first, in Kueue's order: those a reclaim takes from a borrowing queue,
+  // then lower priority, then the most recently admitted; the job index last. Every key is one both drivers agree
+  // on (no progress or checkpoint time: those differ between a simulated and a real run of the same scenario).
+  bool before(const VictimCandidate& a, const VictimCandidate& b) const;
 
  private:
   std::vector<QueueSpec> queues_;

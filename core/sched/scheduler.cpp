@@ -294,6 +294,7 @@ void Scheduler::start(int job, std::vector<int> gpus, Pass& p) {
   if (x.spec.topology.max_wait) relax_.erase({x.enqueued + *x.spec.topology.max_wait, job});
   x.state = State::Running;
   x.start = p.now;
+  x.admission = ++admissions_;
   x.last_checkpoint = p.now;
   x.est_end = p.now + x.runtime;
   x.gpus = gpus;
@@ -331,11 +332,11 @@ bool Scheduler::try_preempt(int job, Pass& p) {
         relax_.insert({y.start + options_.preemption_exempt_time, v});  // look again once it may be preempted
         continue;
       }
-      VictimCandidate c{v, r, y.spec.priority, y.spec.gpus, y.start, y.last_checkpoint, false};
+      VictimCandidate c{v, r, y.spec.priority, y.spec.gpus, y.admission, false};
       if (preemption_.may_preempt(q, prio, g, c, quota_, usage_)) cands.push_back(c);
     }
   std::sort(cands.begin(), cands.end(),
-            [&](const VictimCandidate& a, const VictimCandidate& b) { return preemption_.before(a, b, p.now); });
+            [&](const VictimCandidate& a, const VictimCandidate& b) { return preemption_.before(a, b); });
 
   auto fits = [&] { return quota_.fits(usage_, q, g) && !place(x, p).gpus.empty(); };
   std::vector<VictimCandidate> victims;

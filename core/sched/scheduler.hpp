@@ -92,6 +92,7 @@ class Scheduler {
     PendingReason reason;
     int preempted_by = -1;
     std::uint64_t skip_pass = 0;  // preempted in this pass: not examined again in it
+    std::uint64_t admission = 0;  // admissions_ when it last started
   };
   struct Key {
     int neg_priority;
@@ -137,6 +138,7 @@ class Scheduler {
   std::int64_t next_head_order_ = INT64_MIN / 2;
   int pending_count_ = 0;
   std::uint64_t pass_ = 0;
+  std::uint64_t admissions_ = 0;  // jobs started so far: the admission order preemption reads
   bool dirty_ = false;
 };
 

@@ -96,7 +96,7 @@ TEST_CASE("alerts: a node crash fires NodeDown exactly at fault + for and resolv
 
   r.until(Seconds(1000));  // steady running: sampling deadlines every 45 s, no alert
   CHECK(r.actions<FireAlert>().empty());
-  r.feed(NodeDown{node, "node_crash"}, Seconds(1000.5));
+  r.feed(NodeDown{node, FaultKind::NodeCrash}, Seconds(1000.5));
   r.until(Seconds(1100));
   auto fired = r.actions<FireAlert>();
   REQUIRE(fired.size() == 2);
@@ -221,7 +221,7 @@ TEST_CASE("telemetry: job_series off records no per-job column, yet alerts still
     r.feed(Timer{}, Seconds(0));
     const int node = r.actions<Launch>().at(0).second.gpus.front() / 8;
     r.until(Seconds(450));
-    r.feed(NodeDown{node, "node_crash"}, Seconds(450));
+    r.feed(NodeDown{node, FaultKind::NodeCrash}, Seconds(450));
     r.until(Seconds(900));
     r.c->finish(Seconds(900));
     INFO("job_series " << job_series);

@@ -95,7 +95,7 @@ TEST_CASE("controller: node failure is detected after the timeout and the job re
   c.handle(JobProgress{0, 1, 100, Seconds(2)}, Seconds(300));
   c.handle(CheckpointDone{0, 1, 100, Seconds(5), Seconds(5)}, Seconds(305));
   c.handle(JobProgress{0, 1, 150, Seconds(2)}, Seconds(405));
-  auto actions = c.handle(NodeDown{node, "scripted crash"}, Seconds(410));
+  auto actions = c.handle(NodeDown{node, FaultKind::NodeCrash}, Seconds(410));
   CHECK(count<Kill>(actions) == 0);  // not yet detected
   CHECK(count<Cordon>(actions) == 1);
   REQUIRE(c.next_deadline() == Seconds(470));
@@ -129,7 +129,7 @@ TEST_CASE("controller: a down node takes no work until it is repaired", "[unit][
   Scenario s = scenario(rail_cluster(1), {{"q", 8}}, {job("train", "q", 8)});
   Controller c(s);
   c.handle(Timer{}, Seconds(0));
-  c.handle(NodeDown{0, "crash"}, Seconds(10));
+  c.handle(NodeDown{0, FaultKind::NodeCrash}, Seconds(10));
   auto actions = c.handle(Timer{}, Seconds(70));
   CHECK(count<Kill>(actions) == 1);
   CHECK(launches(actions).empty());
@@ -191,14 +191,16 @@ Scenario fault_scenario() {
 
 TEST_CASE("controller: each detector declares the failure after its configured time", "[unit][control]") {
   struct Case {
+    Symptom seen;
     Detector detector;
     double expected;
   };
-  for (Case c : {Case{Detector::Heartbeat, 45}, Case{Detector::Communication, 20}, Case{Detector::Watchdog, 300}}) {
+  for (Case c : {Case{Symptom::Silent, Detector::Heartbeat, 45}, Case{Symptom::CommStalled, Detector::Communication, 20},
+                 Case{Symptom::NoProgress, Detector::Watchdog, 300}}) {
     Scenario s = fault_scenario();
     Controller ctl(s);
     ctl.handle(Timer{}, Seconds(0));
-    ctl.handle(JobStalled{0, 1, 0, "boom", "test", c.detector}, Seconds(1000));
+    ctl.handle(JobStalled{0, 1, 0, "boom", c.seen, FaultKind::Hang}, Seconds(1000));
     REQUIRE(ctl.next_deadline());
     CHECK(ctl.next_deadline()->value == Approx(1000 + c.expected));
     auto actions = ctl.handle(Timer{}, *ctl.next_deadline());
@@ -214,7 +216,7 @@ TEST_CASE("controller: a link back before the communication timeout only slows t
   Scenario s = fault_scenario();
   Controller ctl(s);
   ctl.handle(Timer{}, Seconds(0));
-  ctl.handle(JobStalled{0, 1, 10, "flap", "link_down", Detector::Communication, {3}}, Seconds(100));
+  ctl.handle(JobStalled{0, 1, 10, "flap", Symptom::CommStalled, FaultKind::LinkDown, {3}}, Seconds(100));
   auto actions = ctl.handle(JobResumed{0, 1}, Seconds(110));
   CHECK(count<Kill>(actions) == 0);
   const auto deadline = ctl.next_deadline();
@@ -222,7 +224,7 @@ TEST_CASE("controller: a link back before the communication timeout only slows t
   CHECK(ctl.record().jobs[0].flaps_survived == 1);
   CHECK(ctl.record().jobs[0].failures.empty());
   // A longer outage fails it; its link back within the restart overhead makes it a false failure.
-  ctl.handle(JobStalled{0, 1, 20, "flap", "link_down", Detector::Communication, {3}}, Seconds(200));
+  ctl.handle(JobStalled{0, 1, 20, "flap", Symptom::CommStalled, FaultKind::LinkDown, {3}}, Seconds(200));
   actions = ctl.handle(Timer{}, Seconds(220));
   CHECK(count<Kill>(actions) == 1);
   ctl.handle(LinkUp{3}, Seconds(250));
@@ -238,7 +240,7 @@ TEST_CASE("controller: lost work of a scripted failure equals the closed form", 
   ctl.handle(JobProgress{0, 1, 100, Seconds(4)}, Seconds(460));
   ctl.handle(CheckpointDone{0, 1, 100, Seconds(5), Seconds(5)}, Seconds(465));
   ctl.handle(JobProgress{0, 1, 137, Seconds(4)}, Seconds(613));
-  ctl.handle(NodeDown{1, "node_crash"}, Seconds(613));
+  ctl.handle(NodeDown{1, FaultKind::NodeCrash}, Seconds(613));
   ctl.handle(Timer{}, Seconds(658));
   const JobRecord& jr = ctl.record().jobs[0];
   REQUIRE(jr.failures.size() == 1);
@@ -259,13 +261,13 @@ TEST_CASE("controller: a failed job swaps in a hot spare, a repeat offender is d
   Controller ctl(s);
   auto l = launches(ctl.handle(Timer{}, Seconds(0)));
   REQUIRE(l.size() == 1);  // on n0 and n1; n2 is the spare
-  ctl.handle(NodeDown{0, "node_crash"}, Seconds(100));
+  ctl.handle(NodeDown{0, FaultKind::NodeCrash}, Seconds(100));
   auto actions = ctl.handle(Timer{}, Seconds(160));
   l = launches(actions);
   REQUIRE(l.size() == 1);  // it did not wait for n0's repair
   CHECK(count<Uncordon>(actions) == 1);
   ctl.handle(NodeUp{0}, Seconds(1000));     // back into the spare pool
-  ctl.handle(NodeDown{0, "node_crash"}, Seconds(2000));
+  ctl.handle(NodeDown{0, FaultKind::NodeCrash}, Seconds(2000));
   REQUIRE(ctl.record().drained_nodes.size() == 1);
   CHECK(ctl.record().drained_nodes[0] == "n0");
 }
@@ -289,7 +291,7 @@ TEST_CASE("checkpoint_corrupt: the restart resumes from the checkpoint before th
   CHECK(c.record().jobs[0].last_checkpoint == 200);
 
   c.handle(JobProgress{0, 1, 350, Seconds(2)}, Seconds(800));
-  c.handle(NodeDown{node, "node_crash"}, Seconds(800));
+  c.handle(NodeDown{node, FaultKind::NodeCrash}, Seconds(800));
   l = launches(c.handle(Timer{}, Seconds(860)));
   REQUIRE(l.size() == 1);
   CHECK(l[0].start_iteration == 200);
@@ -312,7 +314,7 @@ TEST_CASE("checkpoint_corrupt: a job waiting to restart loses the damaged interv
   c.handle(JobProgress{0, 1, 200, Seconds(2)}, Seconds(505));
   c.handle(CheckpointDone{0, 1, 200, Seconds(5), Seconds(5)}, Seconds(510));
   c.handle(JobProgress{0, 1, 230, Seconds(2)}, Seconds(570));
-  c.handle(NodeDown{0, "node_crash"}, Seconds(570));
+  c.handle(NodeDown{0, FaultKind::NodeCrash}, Seconds(570));
   CHECK(launches(c.handle(Timer{}, Seconds(630))).empty());  // detected; the only node is down: it waits
   const double before = c.record().jobs[0].lost_gpu_hours;
   REQUIRE(c.record().jobs[0].failures.at(0).lost_iterations == 30);

@@ -104,7 +104,7 @@ TEST_CASE("quota: a lending limit keeps part of the lender's quota to itself", "
   }
 }
 
-TEST_CASE("reclaim: a queue under its quota takes back what another borrowed, least lost work first",
+TEST_CASE("reclaim: a queue under its quota takes back what another borrowed, most recently admitted first",
           "[unit][sched][control]") {
   QueueSpec b = cohort_queue("b", 16);
   b.reclaim = ReclaimPreemption::Any;
@@ -114,13 +114,13 @@ TEST_CASE("reclaim: a queue under its quota takes back what another borrowed, le
   Run r(std::move(s));
   r.d.inject(Timer{}, Seconds(0));
   REQUIRE(r.c.queue_usage()[0] == 24);
-  r.d.inject(CheckpointDone{1, 1, 100, Seconds(1)}, Seconds(8));  // a2 checkpointed last: least to lose
+  r.d.inject(CheckpointDone{1, 1, 100, Seconds(1)}, Seconds(8));  // a2 checkpointed last: it does not matter
   auto actions = r.d.inject(Timer{}, Seconds(10));
   int kills = 0, launches = 0;
   for (const auto& a : actions) {
     if (auto* k = std::get_if<Kill>(&a)) {
       ++kills;
-      CHECK(k->job == 1);
+      CHECK(k->job == 2);  // a1, a2, a3 admitted in that order at 0 s: a3 is the most recent
     }
     if (auto* l = std::get_if<Launch>(&a)) {
       ++launches;
@@ -131,20 +131,21 @@ TEST_CASE("reclaim: a queue under its quota takes back what another borrowed, le
   CHECK(launches == 1);
   CHECK(r.c.queue_usage()[0] == 16);  // a is back at its quota, never below
   CHECK(r.c.queue_usage()[1] == 16);
-  const Decision* p = find(r.c.record(), "preempt", "a2");
+  const Decision* p = find(r.c.record(), "preempt", "a3");
   REQUIRE(p);
   CHECK_THAT(p->reason, Catch::Contains("by b1"));
   CHECK_THAT(p->reason, Catch::Contains("reclaims"));
-  CHECK_THAT(r.c.pending_reason(1), Catch::Equals("preempted by b1"));
-  // When b1 ends, a2 resumes from its checkpoint.
+  CHECK_THAT(r.c.pending_reason(2), Catch::Equals("preempted by b1"));
+  // When b1 ends, a3 runs again (from the start: it never checkpointed).
   r.d.run(Seconds(1e6));
-  const JobRecord& a2 = r.job("a2");
-  CHECK(a2.state == "completed");
-  CHECK(a2.preemptions == 1);
-  REQUIRE(a2.segments.size() == 2);
-  CHECK(a2.segments[0].outcome == "preempted");
-  CHECK(a2.segments[1].start_iteration == 100);
-  CHECK(a2.pending_by_reason.count("preempted"));
+  const JobRecord& a3 = r.job("a3");
+  CHECK(a3.state == "completed");
+  CHECK(a3.preemptions == 1);
+  REQUIRE(a3.segments.size() == 2);
+  CHECK(a3.segments[0].outcome == "preempted");
+  CHECK(a3.segments[1].start_iteration == 0);
+  CHECK(a3.pending_by_reason.count("preempted"));
+  CHECK(r.job("a2").preemptions == 0);
 }
 
 TEST_CASE("reclaim: a queue that does not borrow is never preempted", "[unit][sched][control]") {
@@ -171,18 +172,18 @@ TEST_CASE("priority preemption within a queue: the higher priority job runs, the
                          timed("peer", "q", 8, 100, 20, 0)});
   Run r(std::move(s));
   r.d.inject(Timer{}, Seconds(0));
-  r.d.inject(CheckpointDone{0, 1, 200, Seconds(1)}, Seconds(9));  // low1 loses less
+  r.d.inject(CheckpointDone{1, 1, 200, Seconds(1)}, Seconds(9));  // low2, admitted after low1, is the victim
   r.d.inject(Timer{}, Seconds(10));
-  REQUIRE(find(r.c.record(), "preempt", "low1"));
+  REQUIRE(find(r.c.record(), "preempt", "low2"));
   CHECK(r.c.record().jobs[2].state == "running");
   // Equal priority never preempts.
   r.d.inject(Timer{}, Seconds(20));
-  CHECK(r.c.record().jobs[1].preemptions == 0);
+  CHECK(r.c.record().jobs[0].preemptions == 0);
   CHECK(r.c.record().jobs[3].state == "pending");
   r.d.run(Seconds(1e6));
-  CHECK(r.job("low1").segments.back().start_iteration == 200);
-  CHECK(r.start("low1") == 0);
-  CHECK(r.job("low1").state == "completed");
+  CHECK(r.job("low2").segments.back().start_iteration == 200);
+  CHECK(r.start("low2") == 0);
+  CHECK(r.job("low2").state == "completed");
 }
 
 TEST_CASE("preemption exempt time: a job that started recently is not a victim", "[unit][sched][control]") {

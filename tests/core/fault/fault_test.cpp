@@ -49,11 +49,9 @@ TEST_CASE("detection: NCCL timeout formula and the configured rules", "[unit][fa
   CHECK(std::isinf(rules.time_to_detect(Detector::None).value));
   CHECK(rules.fails_job(Seconds(12)));
   CHECK_FALSE(rules.fails_job(Seconds(11.9)));
-  CHECK(detector_for(FaultKind::NodeCrash) == Detector::Heartbeat);
-  CHECK(detector_for(FaultKind::LinkDown) == Detector::Communication);
-  CHECK(detector_for(FaultKind::Hang) == Detector::Heartbeat);
-  CHECK(detector_for(FaultKind::Deadlock) == Detector::Watchdog);
-  CHECK(detector_for(FaultKind::Straggler) == Detector::None);
+  CHECK(detector_for(Symptom::Silent) == Detector::Heartbeat);
+  CHECK(detector_for(Symptom::CommStalled) == Detector::Communication);
+  CHECK(detector_for(Symptom::NoProgress) == Detector::Watchdog);
 }
 
 TEST_CASE("catalogue: llama3-h100 is table 5 of the Llama 3 paper, spread over a topology", "[unit][fault]") {

@@ -7,6 +7,7 @@
 #include <set>
 #include <sstream>
 
+#include "core/fault/detection.hpp"
 #include "core/plan/comm_planner.hpp"
 #include "tests/core/plan/comm_fixture.hpp"
 
@@ -38,10 +39,15 @@ TEST_CASE("the IB communication timeout: 4.096 us x 2^timeout per try, 1 + retry
   CHECK(ib_comm_timeout(18, 7).value == Approx(ib_comm_timeout(20, 7).value / 4));
   CommConstants k;
   CHECK(ib_comm_timeout(k).value == Approx(34.36).epsilon(0.001));
-  CHECK(outage_fails_job(Seconds(60), k));
-  CHECK_FALSE(outage_fails_job(Seconds(30), k));
+  // Whether an outage fails a job is the detection rule's (core/fault/detection.hpp), over this timeout.
+  RecoveryPolicy p;
+  p.comm_timeout = ib_comm_timeout(k);
+  CHECK(DetectionRules(p).fails_job(Seconds(60)));
+  CHECK_FALSE(DetectionRules(p).fails_job(Seconds(30)));
+  CHECK(DetectionRules(p).fails_job(p.comm_timeout));  // an outage of exactly the timeout fails the job
   k.ib_timeout = 22;
-  CHECK_FALSE(outage_fails_job(Seconds(60), k));  // 137 s: a minute's outage only slows the job
+  p.comm_timeout = ib_comm_timeout(k);
+  CHECK_FALSE(DetectionRules(p).fails_job(Seconds(60)));  // 137 s: a minute's outage only slows the job
 }
 
 TEST_CASE("NCCL topology XML is well-formed and lists every GPU and NIC of the node once", "[unit][plan]") {

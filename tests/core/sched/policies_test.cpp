@@ -98,26 +98,31 @@ TEST_CASE("preemption policy: who may be preempted, and least lost work first", 
   CohortQuota quota(qs);
   QuotaUsage u = quota.empty_usage();
   quota.charge(u, 1, 24);  // b borrows 8
-  VictimCandidate same{1, 0, 0, 8, Seconds(0), Seconds(0)};
+  VictimCandidate same{1, 0, 0, 8, 1};
   CHECK(policy.may_preempt(0, 5, 8, same, quota, u));
   CHECK_FALSE(same.reclaim);
   CHECK_FALSE(policy.may_preempt(0, 0, 8, same, quota, u));  // equal priority: never
-  VictimCandidate other{2, 1, 0, 8, Seconds(0), Seconds(0)};
+  VictimCandidate other{2, 1, 0, 8, 1};
   CHECK(policy.may_preempt(0, 5, 8, other, quota, u));
   CHECK(other.reclaim);
   CHECK(policy.keeps_guarantee(other, quota, u));
   CHECK_FALSE(policy.may_preempt(0, 5, 24, other, quota, u));  // a would exceed its own quota: no reclaim
-  VictimCandidate high{3, 1, 9, 8, Seconds(0), Seconds(0)};
+  VictimCandidate high{3, 1, 9, 8, 1};
   CHECK_FALSE(policy.may_preempt(0, 5, 8, high, quota, u));  // LowerPriority reclaim
-  VictimCandidate outside{4, 2, 0, 8, Seconds(0), Seconds(0)};
+  VictimCandidate outside{4, 2, 0, 8, 1};
   CHECK_FALSE(policy.may_preempt(0, 5, 8, outside, quota, u));  // not in the cohort
   quota.charge(u, 1, -8);                                       // b at its quota: not borrowing any more
   CHECK_FALSE(policy.may_preempt(0, 5, 8, other, quota, u));
-  // Order: least GPU-seconds since the last checkpoint first.
-  VictimCandidate fresh{5, 0, 0, 8, Seconds(0), Seconds(90)}, stale{6, 0, 0, 8, Seconds(0), Seconds(10)},
-      small_stale{7, 0, 0, 1, Seconds(0), Seconds(10)};
-  CHECK(policy.before(fresh, stale, Seconds(100)));
-  CHECK(policy.before(small_stale, stale, Seconds(100)));
+  // Order (Kueue's): what a reclaim takes from a borrowing queue, then lower priority, then the most recently
+  // admitted, then the job index; never progress or checkpoint times.
+  VictimCandidate borrowed{5, 1, 3, 8, 1, true}, low{6, 0, 0, 8, 2}, later{7, 0, 0, 8, 3}, earlier{8, 0, 0, 8, 1},
+      twin{9, 0, 0, 8, 1};
+  CHECK(policy.before(borrowed, low));
+  CHECK(policy.before(low, borrowed) == false);
+  CHECK(policy.before(low, VictimCandidate{10, 0, 1, 8, 9}));
+  CHECK(policy.before(later, earlier));
+  CHECK(policy.before(earlier, twin));
+  CHECK_FALSE(policy.before(twin, earlier));
 }
 
 TEST_CASE("cluster state: GPUs of a node that went down can be released and given back", "[unit][sched]") {

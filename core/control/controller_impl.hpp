@@ -1,0 +1,163 @@
+// The Controller's state and the steps it takes (internal to core/control; controller.hpp is the interface). One
+// struct, its member functions defined by responsibility: controller.cpp (bookkeeping, timers, the event dispatch),
+// controller_jobs.cpp (launch, preemption, progress and checkpoints), controller_failures.cpp (stalls, detection,
+// recovery, the node pool with spares, lemons and links), controller_summary.cpp (end-of-run figures and the
+// telemetry views).
+#pragma once
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/control/controller.hpp"
+#include "core/control/telemetry.hpp"
+#include "core/fault/detection.hpp"
+#include "core/fault/recovery.hpp"
+#include "core/sched/cluster_state.hpp"
+#include "core/sched/scheduler.hpp"
+
+namespace tt {
+
+enum class JobState { Unsubmitted, Pending, Running, Stalled, Completed, Abandoned };
+
+struct JobRuntime {
+  JobState state = JobState::Unsubmitted;
+  int queue = 0;
+  int attempt = 0;
+  std::vector<int> gpus;
+  std::int64_t done = 0;
+  std::int64_t checkpoint = 0;
+  std::vector<std::int64_t> retained;  // completed checkpoints still on storage, oldest first (retention applied)
+  Seconds enqueued;
+  Seconds fault_time;
+  std::string fault_cause;
+  std::int64_t done_at_fault = 0;
+  Seconds detect_at;
+  std::string fault_kind;
+  Detector detector = Detector::Heartbeat;
+  std::vector<int> fault_links;
+  int open_failure = -1;  // index in JobRecord::failures awaiting its recovery time
+  WaitKind wait_kind = WaitKind::None;  // the kind of the reason it waits for, since wait_since
+  Seconds wait_since;
+  Seconds iteration_estimate;  // before the first launch: planned on a packed placement; then as planned
+};
+
+// A failure declared on links: false if they come back within the restart overhead of the declaration.
+struct LinkFailure {
+  int job;
+  int failure;
+  std::vector<int> links;
+  Seconds detected;
+};
+
+// The nodes of `gpus` in rank order, each once.
+std::vector<std::string> node_names(const Topology& topo, const std::vector<int>& gpus);
+std::vector<SchedJob> sched_jobs(const Scenario& sc);
+// What a Planner reads from a job (controller.hpp), as bytes.
+std::string plan_key(const JobSpec& j);
+
+struct Controller::Impl {
+  const Scenario& sc;
+  const Topology& topo;
+  Planner planner;
+  // Packed-placement iteration estimates by what a plan depends on in the job (plan_key()): thousands of generated
+  // jobs share a few dozen model, parallelism and batch combinations.
+  std::unordered_map<std::string, Seconds> estimates;
+  ClusterState cluster;
+  Scheduler sched;
+  RunRecord rec;
+  ControllerTelemetry telemetry;  // metrics, samples and alerts (core/control/telemetry.hpp)
+  std::vector<JobRuntime> jobs;
+  std::vector<std::string> job_names, queue_names;
+  std::vector<int> submit_order;  // job indices by submit time
+  std::size_t next_submit = 0;
+  std::set<std::pair<Seconds, int>> stalled;  // (detect_at, job)
+  int running = 0, pending = 0, ended = 0;    // Running or Stalled; Pending; Completed or Abandoned
+  bool finished = false;
+  // Fault handling (core/fault): availability of nodes, spares, lemons.
+  DetectionRules rules;
+  LemonPolicy lemon;
+  std::vector<int> node_out;                    // faults keeping each node out (crash, GPU, NIC cable)
+  std::vector<bool> spare, drained;
+  std::vector<std::vector<Seconds>> node_failures;
+  std::vector<LinkFailure> link_failures;
+  Impl(const Scenario& s, Planner p);
+  void set_state(int j, JobState to);
+  void decide(Seconds t, std::string kind, std::string job, std::vector<std::string> nodes, std::string reason);
+  void sample(Seconds now);
+  bool stale(int job, int attempt) const;
+  Segment& segment(int job) { return rec.jobs[job].segments.back(); }
+
+  // Estimated run time from `from` iterations to the end: the declared run time pro rata, else startup plus the
+  // remaining iterations at the planned iteration time.
+  Seconds remaining_runtime(int j, std::int64_t from);
+  void enqueue(int j, Seconds t, bool at_head);
+
+  // Closes the job's current wait interval into its pending time by reason.
+  void close_wait(int j, Seconds now);
+
+  // --- timers ---------------------------------------------------------------------------------------------------
+  void run_due(Seconds now, std::vector<Action>& out);
+  void detect_failure(int j, std::vector<Action>& out);
+
+  // --- events ---------------------------------------------------------------------------------------------------
+  void on(const Timer&, Seconds, std::vector<Action>&) {}
+  void on(const NetworkSample& e, Seconds, std::vector<Action>&) { telemetry.network(e); }
+  ClusterView cluster_view() const;
+  JobView job_view(int j) const;
+  void step_telemetry(Seconds now, std::vector<Action>& out);
+  void on(const JobProgress& e, Seconds, std::vector<Action>&);
+
+  // A checkpoint counts when the attempt is running and it holds less than the whole job (a checkpoint of a finished
+  // job would never be restored); drivers report every checkpoint they complete.
+  void on(const CheckpointDone& e, Seconds now, std::vector<Action>&);
+
+  // The newest retained checkpoint is lost: the next restore falls back to the one before (or to the start). A job
+  // already waiting to restart from it loses the difference too, charged to the failure it waits on.
+  void on(const CheckpointCorrupted& e, Seconds now, std::vector<Action>&);
+  void on(const JobCompleted& e, Seconds now, std::vector<Action>&);
+
+  // The job stopped at `since` showing `seen`: the detection rule for that symptom declares it failed after its
+  // timeout, counted from `since` (never before now: a driver may report a silence late).
+  void stall(int j, Seconds now, Seconds since, std::int64_t done, const std::string& cause,
+             std::optional<FaultKind> kind, Symptom seen, std::vector<int> links = {});
+  void on(const JobStalled& e, Seconds now, std::vector<Action>&);
+
+  // The attempt resumed from an older checkpoint than it was launched from (the newer one failed its verification):
+  // the work since then is lost too, charged to the failure it restarts from, and the newer checkpoints are gone.
+  void on(const RestoredFrom& e, Seconds now, std::vector<Action>&);
+  void on(const JobResumed& e, Seconds now, std::vector<Action>&);
+
+  // --- node availability: a node takes work when no fault keeps it out and it is neither a spare nor drained ------
+  void refresh_node(int n, Seconds now, const std::string& reason, std::vector<Action>& out);
+  void node_failed(int n, Seconds now, std::vector<Action>& out);
+
+  // A failed job whose nodes are out takes one hot spare per out node into service, instead of waiting for repairs.
+  void swap_in_spares(int j, Seconds now, std::vector<Action>& out);
+  void on(const NodeDown& e, Seconds now, std::vector<Action>& out);
+  void on(const NodeUp& e, Seconds now, std::vector<Action>& out);
+
+  // The node a NIC cable serves, or -1 (fabric, NVLink, storage cables keep no node out).
+  int nic_node(int link) const;
+  void on(const LinkDown& e, Seconds now, std::vector<Action>& out);
+  void on(const LinkUp& e, Seconds now, std::vector<Action>& out);
+
+  // --- scheduling -----------------------------------------------------------------------------------------------
+  void schedule(Seconds now, std::vector<Action>& out);
+  void preempt(const ScheduleResult::Preemption& p, Seconds now, std::vector<Action>& out);
+  void launch(int j, std::vector<int> gpus, Seconds now, std::vector<Action>& out);
+  int count_groups(const std::vector<int>& gpus) const;
+
+  // Per job: failures by kind, checkpoint overhead, the interval used and Young/Daly's beside it.
+  void finish_failures(int j, Seconds now);
+  std::optional<Seconds> next_deadline() const;
+  bool done() const { return ended == static_cast<int>(jobs.size()); }
+  void finish(Seconds now);
+  std::vector<Action> handle(const Event& event, Seconds now);
+};
+
+}  // namespace tt

@@ -1,0 +1,77 @@
+#include "sim/job.hpp"
+
+#include <algorithm>
+#include <map>
+#include <simgrid/kernel/routing/NetPoint.hpp>
+#include <simgrid/s4u.hpp>
+#include <unordered_map>
+
+namespace sg4 = simgrid::s4u;
+
+namespace tt::sim {
+
+void compile_footprint(World& w, JobRun& r) {
+  const Launch& l = r.launch;
+  for (int gpu : l.gpus) r.hosts.push_back(w.platform.gpu(gpu));
+  // A GPU pair of the job and the bytes it carries per iteration, by the hosts' NetPoint ids, not their addresses: the
+  // order sums bytes (deterministic under any allocator).
+  struct Pair {
+    const Flow* flow;  // one of its flows
+    double bytes = 0;
+  };
+  for (const CommStep& s : l.plan.steps) r.steps.push_back(compile_step(w.platform, s));
+  std::map<std::pair<unsigned long, unsigned long>, Pair> per_pair;
+  for (const FlowStep& step : r.steps)
+    for (const FlowGroup& g : step.groups)
+      for (const Flow& f : g.flows)
+        per_pair.try_emplace({f.from->get_netpoint()->id(), f.to->get_netpoint()->id()}, Pair{&f}).first->second.bytes +=
+            f.bytes;
+  // A cable with a GPU at one end (NVLink, the GPU's NIC) carries only the traffic of the job that holds the GPU: only
+  // switch-to-switch cables get a fast-forward load and make the job's footprint.
+  const Topology& topo = w.platform.topology();
+  auto shared = [&](int cable) {
+    const EdgeId e = topo.edges()[cable];
+    return topo.graph()[boost::source(e, topo.graph())].kind != VertexKind::Gpu &&
+           topo.graph()[boost::target(e, topo.graph())].kind != VertexKind::Gpu;
+  };
+  for (const FlowStep& step : r.steps) {
+    bool lone = true;
+    for (const FlowGroup& g : step.groups)
+      for (const Flow& f : g.flows)
+        for (int cable : f.route->cables) lone = lone && !shared(cable);
+    r.step_lone.push_back(lone);
+  }
+  r.step_signature.resize(r.steps.size());
+  std::map<int, std::pair<double, int>> link_bytes;  // by directional link: bytes of one iteration, GPU pairs
+  std::map<int, double> nic_bytes;   // by node, of the pairs that cross a shared cable
+  std::unordered_map<const sg4::Host*, int> node_of;
+  for (int gpu : l.gpus) node_of[w.platform.gpu(gpu)] = gpu / topo.gpus_per_node();
+  for (const auto& [ids, pair] : per_pair) {
+    const Route& route = *pair.flow->route;
+    bool crosses = false;
+    for (std::size_t h = 0; h < route.cables.size(); ++h)
+      if (const int cable = route.cables[h]; shared(cable)) {
+        auto& [bytes, pairs] = link_bytes[2 * cable + (route.links[h] == w.platform.link(cable, true) ? 0 : 1)];
+        bytes += pair.bytes;
+        ++pairs;
+        crosses = true;
+      }
+    if (!crosses) continue;
+    for (const sg4::Host* h : {pair.flow->from, pair.flow->to})
+      if (auto it = node_of.find(h); it != node_of.end()) nic_bytes[it->second] += pair.bytes;
+  }
+  r.nic_bytes.assign(nic_bytes.begin(), nic_bytes.end());
+  for (const auto& [link, load] : link_bytes) {
+    r.links.push_back(link);
+    r.link_bytes.push_back(load.first);
+    r.link_pairs.push_back(load.second);
+  }
+  if (sg4::Host* storage = w.platform.storage())
+    for (int gpu : l.plan.checkpoint_writers) {
+      Flow f = make_flow(w.platform, w.platform.gpu(gpu), storage, l.plan.checkpoint_bytes_per_writer.value);
+      r.checkpoint.latency = std::max(r.checkpoint.latency, f.route->latency);
+      if (f.bytes > 0) r.checkpoint.flows.push_back(f);
+    }
+}
+
+}  // namespace tt::sim
