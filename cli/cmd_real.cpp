@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "cli/observed_log.hpp"
 #include "core/control/controller.hpp"
 #include "core/io/scenario_reader.hpp"
 #include "kernels/attention_cuda.hpp"
@@ -66,9 +67,12 @@ int run_real(const RealOptions& o) {
     opt.on_metrics_ready = [](int port) { std::fprintf(stderr, "metrics: http://127.0.0.1:%d/metrics\n", port); };
   }
   Controller controller(scenario);
+  ObservedWriter observed(std::filesystem::path(o.out) / "observed.jsonl");
+  opt.on_event = observed.recorder();
   real::RunStats stats;
   try {
     stats = real::run(scenario, controller, opt);
+    observed.finish(controller.record().end_time);
   } catch (const std::invalid_argument& e) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitBadInput;

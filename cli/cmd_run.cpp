@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "cli/commands.hpp"
+#include "cli/observed_log.hpp"
 #include "cli/progress.hpp"
 #include "core/control/controller.hpp"
 #include "core/io/scenario_reader.hpp"
@@ -24,6 +25,7 @@ struct RunOptions {
   std::uint64_t seed = 0;
   CLI::Option* seed_opt = nullptr;
   bool quiet = false;
+  bool observed = false;
 };
 
 int run(const RunOptions& o) {
@@ -34,7 +36,13 @@ int run(const RunOptions& o) {
   ProgressLine progress(stdout, terminal, terminal ? expected_end(scenario) : Seconds(0));
   sim::RunOptions options;
   if (progress.enabled()) options.on_progress = [&progress](const sim::Progress& p) { progress.update(p); };
+  std::optional<ObservedWriter> observed;
+  if (o.observed) {
+    observed.emplace(std::filesystem::path(o.out) / "observed.jsonl");
+    options.on_event = observed->recorder();
+  }
   sim::RunStats stats = sim::run(scenario, controller, options);
+  if (observed) observed->finish(controller.record().end_time);
   progress.erase();
   controller.set_driver("sim", stats.driver_info);
   const RunRecord& record = controller.record();
@@ -57,6 +65,8 @@ Registered add_run(CLI::App& app) {
   sub->add_option("--out", o->out, "report directory")->capture_default_str();
   o->seed_opt = sub->add_option("--seed", o->seed, "override the scenario's seed");
   sub->add_flag("--quiet", o->quiet, "print nothing; only the exit code and the report");
+  sub->add_flag("--observed", o->observed,
+                "also write DIR/observed.jsonl: every event the Controller was handed (`traintwin replay` reads it)");
   return {sub, [o] { return run(*o); }};
 }
 

@@ -29,5 +29,6 @@ Registered add_comm(CLI::App& app);
 Registered add_plan(CLI::App& app);
 Registered add_kernelcheck(CLI::App& app);
 Registered add_commtest(CLI::App& app);
+Registered add_replay(CLI::App& app);
 
 }  // namespace tt::cli

@@ -200,7 +200,9 @@ RunStats run(const Scenario& scenario, Controller& controller, const Options& op
     check_faults(scenario);
     FaultPlayer faults(scenario);
     RealBackend backend(scenario, controller, options, stats);
-    backend.finish(DriveLoop(controller, backend, backend, faults, scenario.sim.horizon).run());
+    DriveLoop loop(controller, backend, backend, faults, scenario.sim.horizon);
+    loop.record = options.on_event;
+    backend.finish(loop.run());
   }
   stats.wall_seconds = monotonic_seconds() - start;
   rusage self{};

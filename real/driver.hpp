@@ -45,6 +45,7 @@ struct Options {
                                             // (counted from the rank's last message) decides the failure
   int metrics_port = -1;                    // >= 0: Prometheus text on http://127.0.0.1:PORT/metrics (0: a free port)
   std::function<void(const std::string&)> log;     // one line per driver event (null: quiet)
+  std::function<void(Seconds, const Event&)> on_event;  // every event handed to the Controller (observed.jsonl)
   std::function<void(int port)> on_metrics_ready;  // called once the metrics endpoint listens
   // Fault injection for tests: called before each launch, before the checkpoint to resume from is chosen (e.g. to
   // flip bytes in the checkpoint at launch.start_iteration).

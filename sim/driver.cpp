@@ -105,14 +105,16 @@ class SimBackend final : public tt::Clock, public Executor {
 class ControllerActor {
  public:
   ControllerActor(World& w, Controller& c, FaultPlayer& faults, RunStats& stats, bool& finished,
-                  ProgressReporter& progress)
-      : w_(w), c_(c), faults_(faults), stats_(stats), finished_(finished), progress_(progress) {}
+                  ProgressReporter& progress, const RunOptions& options)
+      : w_(w), c_(c), faults_(faults), stats_(stats), finished_(finished), progress_(progress), options_(options) {}
 
   void operator()() {
     try {
       std::unique_lock lock(*w_.mutex);
       SimBackend backend(w_, stats_, progress_, lock);
-      DriveLoop(c_, backend, backend, faults_, w_.scenario.sim.horizon).run();
+      DriveLoop loop(c_, backend, backend, faults_, w_.scenario.sim.horizon);
+      loop.record = options_.on_event;
+      loop.run();
     } catch (const simgrid::ForcefulKillException&) {
       throw;
     } catch (...) {
@@ -131,6 +133,7 @@ class ControllerActor {
   RunStats& stats_;
   bool& finished_;
   ProgressReporter& progress_;
+  const RunOptions& options_;
 };
 
 std::string describe(const std::exception_ptr& e) {
@@ -165,7 +168,7 @@ RunStats run(const Scenario& scenario, Controller& controller, const RunOptions&
   bool finished = false;
   ProgressReporter progress(options, scenario.sim.horizon, wall_start);
   sg4::Actor::create("controller", session.platform().mgmt(),
-                     ControllerActor(world, controller, faults, stats, finished, progress));
+                     ControllerActor(world, controller, faults, stats, finished, progress, options));
   session.run();
 
   if (world.error) throw std::runtime_error("sim: " + world.error_actor + ": " + describe(world.error));

@@ -42,6 +42,8 @@ struct RunOptions {
   // arrive); empty: never. It runs inside the simulation: it must not touch the Controller.
   std::function<void(const Progress&)> on_progress;
   double progress_interval_s = 0.1;
+  // Every event handed to the Controller, with its time (for observed.jsonl); empty: none.
+  std::function<void(Seconds, const Event&)> on_event;
 };
 
 RunStats run(const Scenario& scenario, Controller& controller, const RunOptions& options = {});

@@ -6,6 +6,7 @@ namespace tt {
 
 std::vector<Action> DriveLoop::deliver(const Event& event) {
   const Seconds now = clock_.now();
+  if (record) record(now, event);
   std::vector<Action> actions = c_.handle(event, now);
   ++events_;
   for (const Action& a : actions) x_.execute(a, now);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <vector>
 
@@ -62,6 +63,8 @@ class DriveLoop {
   // Hands the Controller one event of the driver's own and executes its actions.
   std::vector<Action> deliver(const Event& event);
   Stop stop() const { return stop_; }
+  // Called with every event before the Controller handles it, and its time (observed.jsonl: core/io/observed_events).
+  std::function<void(Seconds, const Event&)> record;
   long long events() const { return events_; }
 
  private:

@@ -3,6 +3,7 @@
 
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <filesystem>
@@ -51,6 +52,33 @@ inline std::filesystem::path scratch_dir(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
+}
+
+// scenarios/*.json, sorted.
+inline std::vector<std::filesystem::path> bundled_scenarios() {
+  std::vector<std::filesystem::path> out;
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(TT_SOURCE_DIR) / "scenarios"))
+    if (entry.path().extension() == ".json") out.push_back(entry.path());
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// "kind job nodes" of each decision of a decisions.txt (reports/decision_log.hpp): what two drivers must agree on
+// (times differ, and reasons quote what each driver saw).
+inline std::vector<std::string> decision_columns(const std::string& decisions_txt) {
+  std::vector<std::string> out;
+  for (const std::string& line : lines_of(decisions_txt)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::vector<std::string> fields;
+    std::size_t at = line.find_first_not_of(' ');
+    while (at != std::string::npos && fields.size() < 4) {
+      const std::size_t end = line.find("  ", at);
+      fields.push_back(line.substr(at, end == std::string::npos ? std::string::npos : end - at));
+      at = end == std::string::npos ? end : line.find_first_not_of(' ', end);
+    }
+    if (fields.size() == 4) out.push_back(fields[1] + " " + fields[2] + " " + fields[3]);
+  }
+  return out;
 }
 
 }  // namespace tt::testing

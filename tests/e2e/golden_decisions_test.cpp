@@ -12,6 +12,7 @@
 #include "tests/e2e/cli_support.hpp"
 
 namespace fs = std::filesystem;
+using tt::testing::bundled_scenarios;
 using tt::testing::lines_of;
 using tt::testing::read_file;
 using tt::testing::run_cli;
@@ -46,13 +47,6 @@ std::string first_difference(const std::string& golden, const std::string& actua
   return os.str();
 }
 
-std::vector<fs::path> bundled_scenarios() {
-  std::vector<fs::path> out;
-  for (const auto& entry : fs::directory_iterator(fs::path(TT_SOURCE_DIR) / "scenarios"))
-    if (entry.path().extension() == ".json") out.push_back(entry.path());
-  std::sort(out.begin(), out.end());
-  return out;
-}
 
 }  // namespace
 

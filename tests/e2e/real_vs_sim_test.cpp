@@ -1,13 +1,17 @@
-// The test of "identical policies": the same scenario run by the simulator (`traintwin run`) and on real worker
-// processes (`traintwin real`) gives the same sequence of decisions (launch order, placements, failure detection,
-// recovery, completion); only their times differ.
+// The test of "identical policies": the same scenario run on real worker processes (`traintwin real`) takes the
+// decisions of the simulator's golden log, tests/golden/<scenario>.decisions.txt (launch order, placements,
+// preemption, failure detection, recovery, completion; tests/e2e/golden_decisions_test.cpp holds the simulator to it);
+// only times and the reasons' wording of what each driver saw differ.
+#include <algorithm>
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "tests/e2e/cli_support.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
+using tt::testing::decision_columns;
 using tt::testing::read_file;
 using tt::testing::run_cli;
 using tt::testing::scratch_dir;
@@ -53,6 +57,8 @@ TEST_CASE("e2e: real-quickstart takes the same decisions in simulation and for r
   auto sim_seq = decision_sequence(sim_report);
   auto real_seq = decision_sequence(real_report);
   CHECK(real_seq == sim_seq);
+  const fs::path golden = fs::path(TT_SOURCE_DIR) / "tests/golden/real-quickstart.decisions.txt";
+  CHECK(decision_columns(read_file(real_dir / "decisions.txt")) == decision_columns(read_file(golden)));
   // And it is the story told in the scenario's header.
   std::vector<std::string> story;
   for (const auto& line : sim_seq)
@@ -78,6 +84,21 @@ TEST_CASE("e2e: real-quickstart takes the same decisions in simulation and for r
   CHECK(causes == std::vector<std::string>{"hang", "node_crash"});
 }
 
+TEST_CASE("e2e: real-reclaim-crash (a reclaim preemption and a node crash) takes the golden decisions for real",
+          "[e2e][real]") {
+  const std::string scenario = std::string(TT_SOURCE_DIR) + "/scenarios/real-reclaim-crash.json";
+  auto dir = scratch_dir("real-reclaim-crash");
+  auto real = run_cli("real " + scenario + " --devices cpu:4 --time-scale 300 --out " + dir.string());
+  INFO("traintwin real:\n" << real.output);
+  REQUIRE(real.exit_code == 0);
+  const auto golden =
+      decision_columns(read_file(fs::path(TT_SOURCE_DIR) / "tests/golden/real-reclaim-crash.decisions.txt"));
+  const auto seen = decision_columns(read_file(dir / "decisions.txt"));
+  CHECK(seen == golden);
+  // The victim is research-dp, the most recently admitted of the borrowing queue's jobs, under both drivers.
+  CHECK(std::find(seen.begin(), seen.end(), "preempt research-dp a1") != seen.end());
+}
+
 TEST_CASE("e2e: traintwin real rejects devices that do not fit, with exit code 2", "[e2e][real]") {
   const std::string scenario = std::string(TT_SOURCE_DIR) + "/scenarios/real-quickstart.json";
   auto dir = scratch_dir("real-bad-devices");
@@ -89,6 +110,20 @@ TEST_CASE("e2e: traintwin real rejects devices that do not fit, with exit code 2
   CHECK_THAT(r.output, Catch::Contains("expected cpu:N or cuda:N"));
   r = run_cli("real " + scenario + " --devices cpu:4 --time-scale 0 --out " + dir.string());
   CHECK(r.exit_code == 2);
+  // Async checkpoints: workers write synchronously; refused with the pointer, never dropped silently.
+  const auto async_dir = scratch_dir("real-async");
+  const std::string async_scenario = (async_dir / "async.json").string();
+  {
+    std::string text = read_file(scenario);
+    const std::string every = "\"checkpoint\": {\"every\": 10}";
+    text.replace(text.find(every), every.size(), "\"checkpoint\": {\"every\": 10, \"async\": true}");
+    const std::string topology = "../topologies/";
+    text.replace(text.find(topology), topology.size(), std::string(TT_SOURCE_DIR) + "/topologies/");
+    std::ofstream(async_scenario) << text;
+  }
+  r = run_cli("real " + async_scenario + " --devices cpu:4 --out " + async_dir.string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("/jobs/0/checkpoint/async"));
   r = run_cli("worker --rank 0");
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.output, Catch::Contains("worker: --"));
