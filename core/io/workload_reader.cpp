@@ -5,18 +5,16 @@
 #include <climits>
 #include <set>
 
+#include "core/io/reader_support.hpp"
+
 namespace tt {
 namespace {
 
 using Json = nlohmann::json;
 
-std::string in_quotes(const std::string& s) { return "\"" + s + "\""; }
+using reader::in_quotes;
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out += (out.empty() ? "" : ", ") + n;
-  return out;
-}
+std::string joined(const std::vector<std::string>& names) { return reader::list_names(names, names.size()); }
 
 // Rejects unknown keys before any value is read (a misspelt key is reported as such).
 JsonObject open(const Json& v, const std::string& file, const std::string& ptr, const std::vector<std::string>& keys) {

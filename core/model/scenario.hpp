@@ -165,12 +165,8 @@ struct PerfConstants {
 enum class CheckOp { Le, Lt, Ge, Gt, Eq };
 const char* to_string(CheckOp op);
 
-// A check on one figure of the run, e.g. {metric "job.end", job "pretrain", op "<=", value 6h}.
-// Metrics: job.end, job.start, job.wait, job.restarts, job.preemptions, job.ettr, job.lost_gpu_hours, job.iterations,
-//          job.failures, job.false_failures, job.flaps_survived, job.checkpoint_overhead, job.max_time_to_detect,
-//          cluster.gpu_utilization, cluster.goodput, cluster.makespan, cluster.unfinished_jobs, cluster.failures,
-//          cluster.false_failures, cluster.lost_gpu_hours, cluster.ettr, cluster.drained_nodes,
-//          alert.firings, alert.time_to_fire, alert.max_time_to_fire (of the alert rule named by `alert`).
+// A check on one figure of the run, e.g. {metric "job.end", job "pretrain", op "<=", value 6h}. The metrics, and
+// whether a check names a job or an alert rule, are the table of core/control/check_metrics.hpp.
 struct CheckSpec {
   std::string name;   // as shown in reports; defaults to a readable form of the check
   std::string metric;

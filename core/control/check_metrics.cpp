@@ -1,0 +1,170 @@
+#include "core/control/check_metrics.hpp"
+
+#include <algorithm>
+
+namespace tt {
+namespace {
+
+using Figure = std::optional<double>;
+
+// Seconds from `t` to the alert's first firing at or after it; nullopt when it never fired after `t`.
+Figure time_to_fire(const RunRecord& r, std::string_view alert, Seconds t) {
+  Figure best;
+  for (const auto& a : r.alerts)
+    if (a.name == alert && a.fired_at >= t && (!best || (a.fired_at - t).value < *best)) best = (a.fired_at - t).value;
+  return best;
+}
+
+Figure firings(const MetricSubject& s) {
+  double n = 0;
+  for (const auto& a : s.run.alerts) n += a.name == s.alert;
+  return n;
+}
+
+Figure first_time_to_fire(const MetricSubject& s) {
+  if (s.run.fault_times.empty()) return std::nullopt;
+  return time_to_fire(s.run, s.alert, s.run.fault_times.front());
+}
+
+Figure max_time_to_fire(const MetricSubject& s) {
+  if (s.run.fault_times.empty()) return std::nullopt;
+  double worst = 0;
+  for (Seconds t : s.run.fault_times) {
+    auto d = time_to_fire(s.run, s.alert, t);
+    if (!d) return std::nullopt;
+    worst = std::max(worst, *d);
+  }
+  return worst;
+}
+
+Figure max_time_to_detect(const MetricSubject& s) {
+  if (s.job->failures.empty()) return std::nullopt;
+  double m = 0;
+  for (const auto& f : s.job->failures) m = std::max(m, (f.detect_time - f.fault_time).value);
+  return m;
+}
+
+Figure makespan(const MetricSubject& s) {
+  double end = 0;
+  for (const auto& j : s.run.jobs) {
+    if (j.state != "completed") return std::nullopt;
+    end = std::max(end, j.end->value);
+  }
+  return end;
+}
+
+Figure unfinished_jobs(const MetricSubject& s) {
+  double n = 0;
+  for (const auto& j : s.run.jobs) n += j.state != "completed";
+  return n;
+}
+
+using enum MetricScope;
+using enum MetricUnit;
+using enum Better;
+
+constexpr CheckMetric kMetrics[] = {
+    {"job.end", Job, Duration, Lower, "seconds from the start of the run to the job's completion",
+     [](const MetricSubject& s) -> Figure {
+       return s.job->end && s.job->state == "completed" ? Figure(s.job->end->value) : std::nullopt;
+     }},
+    {"job.start", Job, Duration, Lower, "seconds from the start of the run to the job's first launch",
+     [](const MetricSubject& s) -> Figure {
+       return s.job->first_start ? Figure(s.job->first_start->value) : std::nullopt;
+     }},
+    {"job.wait", Job, Duration, Lower, "seconds queued, in all (first wait and after failures and preemptions)",
+     [](const MetricSubject& s) -> Figure { return s.job->wait.value; }},
+    {"job.restarts", Job, Count, Lower, "times the job was restarted",
+     [](const MetricSubject& s) -> Figure { return s.job->restarts; }},
+    {"job.preemptions", Job, Count, Lower, "times the job was preempted",
+     [](const MetricSubject& s) -> Figure { return s.job->preemptions; }},
+    {"job.iterations", Job, Count, Higher, "completed iterations",
+     [](const MetricSubject& s) -> Figure { return static_cast<double>(s.job->iterations_done); }},
+    {"job.ettr", Job, Ratio, Higher, "effective training time ratio: productive / (end - first start)",
+     [](const MetricSubject& s) -> Figure { return s.job->ettr; }},
+    {"job.lost_gpu_hours", Job, GpuHours, Lower, "GPU-hours of work lost to failures",
+     [](const MetricSubject& s) -> Figure { return s.job->lost_gpu_hours; }},
+    {"job.failures", Job, Count, Lower, "failures declared",
+     [](const MetricSubject& s) -> Figure { return static_cast<double>(s.job->failures.size()); }},
+    {"job.false_failures", Job, Count, Lower, "failures whose links came back within the restart overhead",
+     [](const MetricSubject& s) -> Figure { return s.job->false_failures; }},
+    {"job.flaps_survived", Job, Count, Higher, "link faults shorter than the communication timeout",
+     [](const MetricSubject& s) -> Figure { return s.job->flaps_survived; }},
+    {"job.checkpoint_overhead", Job, Ratio, Lower, "training time blocked by checkpoints / (end - first start)",
+     [](const MetricSubject& s) -> Figure { return s.job->checkpoint_overhead; }},
+    {"job.max_time_to_detect", Job, Duration, Lower,
+     "longest fault-to-declaration time (not measured without failures)", max_time_to_detect},
+    {"cluster.makespan", Cluster, Duration, Lower,
+     "seconds from the start to the last job's end (not measured unless every job completed)", makespan},
+    {"cluster.unfinished_jobs", Cluster, Count, Lower, "jobs that did not complete", unfinished_jobs},
+    {"cluster.gpu_utilization", Cluster, Ratio, Higher, "allocated GPU-seconds / (GPUs x end time)",
+     [](const MetricSubject& s) -> Figure { return s.run.gpu_utilization; }},
+    {"cluster.goodput", Cluster, Ratio, Higher, "productive GPU-seconds / (GPUs x end time)",
+     [](const MetricSubject& s) -> Figure { return s.run.goodput; }},
+    {"cluster.ettr", Cluster, Ratio, Higher, "productive / wall time since start, GPU-weighted over started jobs",
+     [](const MetricSubject& s) -> Figure { return s.run.ettr; }},
+    {"cluster.failures", Cluster, Count, Lower, "failures declared, all jobs",
+     [](const MetricSubject& s) -> Figure { return s.run.failures; }},
+    {"cluster.false_failures", Cluster, Count, Lower, "false failures, all jobs",
+     [](const MetricSubject& s) -> Figure { return s.run.false_failures; }},
+    {"cluster.lost_gpu_hours", Cluster, GpuHours, Lower, "GPU-hours lost, all jobs",
+     [](const MetricSubject& s) -> Figure { return s.run.lost_gpu_hours; }},
+    {"cluster.drained_nodes", Cluster, Count, Lower, "nodes drained as lemons",
+     [](const MetricSubject& s) -> Figure { return static_cast<double>(s.run.drained_nodes.size()); }},
+    {"alert.firings", Alert, Count, Lower, "times the alert fired (`== 0`: it must never fire)", firings},
+    {"alert.time_to_fire", Alert, Duration, Lower,
+     "from the first fault to the alert's first firing at or after it (not measured without a fault or a firing)",
+     first_time_to_fire},
+    {"alert.max_time_to_fire", Alert, Duration, Lower,
+     "the longest, over the faults, from a fault to the first firing at or after it (not measured if a fault is "
+     "followed by none)",
+     max_time_to_fire},
+};
+
+}  // namespace
+
+std::span<const CheckMetric> check_metrics() { return kMetrics; }
+
+const CheckMetric* find_check_metric(std::string_view name) {
+  for (const auto& m : kMetrics)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+std::vector<std::string> check_metric_names() {
+  std::vector<std::string> names;
+  for (const auto& m : kMetrics) names.emplace_back(m.name);
+  return names;
+}
+
+std::string_view value_text(MetricUnit unit) {
+  switch (unit) {
+    case Duration: return "duration";
+    case Count: return "integer >= 0";
+    case Ratio: return "number in [0, 1]";
+    case GpuHours: return "number >= 0";
+  }
+  return "";
+}
+
+std::string_view to_string(Better b) { return b == Higher ? "higher" : "lower"; }
+
+std::optional<double> measure_metric(const RunRecord& record, const std::string& metric, const std::string& job,
+                                     const std::string& alert) {
+  const CheckMetric* m = find_check_metric(metric);
+  if (!m) return std::nullopt;
+  MetricSubject subject{record, nullptr, alert};
+  if (m->scope == Job) {
+    for (const auto& j : record.jobs)
+      if (j.name == job) subject.job = &j;
+    if (!subject.job) return std::nullopt;
+  }
+  return m->measure(subject);
+}
+
+bool is_time_metric(const std::string& metric) {
+  const CheckMetric* m = find_check_metric(metric);
+  return m && m->unit == Duration;
+}
+
+}  // namespace tt
