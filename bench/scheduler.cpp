@@ -206,7 +206,7 @@ int main(int argc, char** argv) {
   const double med = percentile(per, 0.5), p99 = percentile(per, 0.99), mx = percentile(per, 1.0);
 
   const int unfinished = static_cast<int>(
-      std::count_if(r.jobs.begin(), r.jobs.end(), [](const JobRecord& j) { return j.state != "completed"; }));
+      std::count_if(r.jobs.begin(), r.jobs.end(), [](const JobRecord& j) { return j.state != JobStatus::Completed; }));
   if (o.json) {
     nlohmann::json out = {{"nodes", o.nodes}, {"gpus", o.nodes * 8}, {"jobs", o.jobs}, {"load", o.load},
                           {"seed", o.seed}, {"backfill", o.backfill}, {"topology_constraints", o.topology},

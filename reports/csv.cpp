@@ -50,7 +50,7 @@ std::string jobs_csv(const RunRecord& r) {
         "lost_gpu_hours\n";
   for (const auto& j : r.jobs)
     os << csv_field(j.name) << ',' << csv_field(j.queue) << ',' << j.gpus << ',' << j.priority << ','
-       << csv_field(j.state) << ',' << format_number(j.submit.value) << ',' << cell(j.first_start) << ',' << cell(j.end)
+       << csv_field(to_string(j.state)) << ',' << format_number(j.submit.value) << ',' << cell(j.first_start) << ',' << cell(j.end)
        << ',' << format_number(j.wait.value) << ',' << j.restarts << ',' << j.failures.size() << ','
        << j.iterations_target << ',' << j.iterations_done << ',' << j.checkpoints << ','
        << format_number(j.checkpoint_time.value) << ',' << format_number(j.predicted_iteration.value) << ','

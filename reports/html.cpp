@@ -78,7 +78,7 @@ void card(std::ostringstream& os, const std::string& key, const std::string& val
 void header(std::ostringstream& os, const RunRecord& r) {
   int passed = 0, completed = 0;
   for (const auto& c : r.checks) passed += c.passed;
-  for (const auto& j : r.jobs) completed += j.state == "completed";
+  for (const auto& j : r.jobs) completed += j.state == JobStatus::Completed;
   os << "<header><h1>traintwin report: " << esc(r.scenario) << "</h1><div class=\"sub\">"
      << esc(r.scenario_file.empty() ? "(no scenario file)" : r.scenario_file) << "</div>";
   os << "<div class=\"cards\">";
@@ -195,7 +195,7 @@ void jobs_table(std::ostringstream& os, const RunRecord& r) {
     const JobRecord& j = r.jobs[i];
     os << "<tr><td class=\"name\"><span class=\"sw\" style=\"background:" << job_color(static_cast<int>(i))
        << "\"></span>" << esc(j.name) << "</td><td>" << esc(j.queue) << "</td><td class=\"num\">" << j.gpus
-       << "</td><td>" << esc(j.state) << "</td><td class=\"num\">" << when(j.submit) << "</td><td class=\"num\">"
+       << "</td><td>" << esc(to_string(j.state)) << "</td><td class=\"num\">" << when(j.submit) << "</td><td class=\"num\">"
        << when(j.first_start) << "</td><td class=\"num\">" << when(j.end) << "</td><td class=\"num\">" << when(j.wait)
        << "</td><td class=\"num\">" << j.restarts << "</td><td class=\"num\">" << when(Seconds(j.productive_seconds))
        << "</td><td class=\"num\">" << j.checkpoints << " \u00b7 " << when(j.checkpoint_time)

@@ -76,7 +76,7 @@ void cluster_families(const RunRecord& r, Exposition& x) {
   x.family("traintwin_cluster_jobs", "gauge", "Jobs by state at the end of the run.");
   for (std::string_view state : metric::kJobStates) {
     int n = 0;
-    for (const auto& j : r.jobs) n += j.state == state;
+    for (const auto& j : r.jobs) n += to_string(j.state) == state;
     x.sample({{"state", std::string(state)}}, n);
   }
   std::map<std::string, int> kinds;  // sorted by kind: deterministic
@@ -139,7 +139,7 @@ void job_families(const RunRecord& r, Exposition& x) {
     for (std::string_view state : metric::kJobStates) {
       Labels l = job_labels(j);
       l.emplace_back("state", std::string(state));
-      x.sample(l, j.state == state ? 1 : 0);
+      x.sample(l, to_string(j.state) == state ? 1 : 0);
     }
   x.family("traintwin_job_submit_seconds", "gauge", "Simulated time the job was submitted.");
   for (const auto& j : r.jobs) x.sample(job_labels(j), j.submit.value);

@@ -75,7 +75,7 @@ json job_json(const JobRecord& j) {
           {"queue", j.queue},
           {"gpus", j.gpus},
           {"priority", j.priority},
-          {"state", j.state},
+          {"state", to_string(j.state)},
           {"submit_s", j.submit.value},
           {"start_s", opt_seconds(j.first_start)},
           {"end_s", opt_seconds(j.end)},
@@ -252,7 +252,7 @@ std::string summary_table(const RunRecord& r) {
   os << line;
   for (const auto& j : r.jobs) {
     std::snprintf(line, sizeof line, "%-22s %-10s %5d %-11s %10s %10s %10s %8d %6.3f %9.1f\n", j.name.c_str(),
-                  j.queue.c_str(), j.gpus, j.state.c_str(), format_seconds(j.wait).c_str(),
+                  j.queue.c_str(), j.gpus, to_string(j.state), format_seconds(j.wait).c_str(),
                   j.first_start ? format_seconds(*j.first_start).c_str() : "-",
                   j.end ? format_seconds(*j.end).c_str() : "-", j.restarts, j.ettr, j.lost_gpu_hours);
     os << line;

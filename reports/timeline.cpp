@@ -63,7 +63,8 @@ std::vector<JobInterval> job_intervals(const JobRecord& j, Seconds run_end) {
     queued = seg.outcome != "completed" && seg.outcome != "unfinished";
     queued_since = end;
   }
-  if (queued && j.state != "abandoned" && j.state != "completed") add("queued", queued_since, run_end, -1);
+  if (queued && j.state != JobStatus::Abandoned && j.state != JobStatus::Completed)
+    add("queued", queued_since, run_end, -1);
   return out;
 }
 

@@ -47,7 +47,7 @@ Figure max_time_to_detect(const MetricSubject& s) {
 Figure makespan(const MetricSubject& s) {
   double end = 0;
   for (const auto& j : s.run.jobs) {
-    if (j.state != "completed") return std::nullopt;
+    if (j.state != JobStatus::Completed) return std::nullopt;
     end = std::max(end, j.end->value);
   }
   return end;
@@ -55,7 +55,7 @@ Figure makespan(const MetricSubject& s) {
 
 Figure unfinished_jobs(const MetricSubject& s) {
   double n = 0;
-  for (const auto& j : s.run.jobs) n += j.state != "completed";
+  for (const auto& j : s.run.jobs) n += j.state != JobStatus::Completed;
   return n;
 }
 
@@ -66,7 +66,7 @@ using enum Better;
 constexpr CheckMetric kMetrics[] = {
     {"job.end", Job, Duration, Lower, "seconds from the start of the run to the job's completion",
      [](const MetricSubject& s) -> Figure {
-       return s.job->end && s.job->state == "completed" ? Figure(s.job->end->value) : std::nullopt;
+       return s.job->end && s.job->state == JobStatus::Completed ? Figure(s.job->end->value) : std::nullopt;
      }},
     {"job.start", Job, Duration, Lower, "seconds from the start of the run to the job's first launch",
      [](const MetricSubject& s) -> Figure {

@@ -108,6 +108,10 @@ void Controller::Impl::set_state(int j, JobState to) {
   counts(from, -1);
   counts(to, +1);
   from = to;
+  if (to == JobState::Pending) rec.jobs[j].state = JobStatus::Pending;
+  if (to == JobState::Running || to == JobState::Stalled) rec.jobs[j].state = JobStatus::Running;
+  if (to == JobState::Completed) rec.jobs[j].state = JobStatus::Completed;
+  if (to == JobState::Abandoned) rec.jobs[j].state = JobStatus::Abandoned;
 }
 
 void Controller::Impl::decide(Seconds t, std::string kind, std::string job, std::vector<std::string> nodes, std::string reason) {

@@ -46,14 +46,12 @@ void Controller::Impl::detect_failure(int j, std::vector<Action>& out) {
 
   if (jr.restarts >= sc.recovery.max_restarts) {
     set_state(j, JobState::Abandoned);
-    jr.state = "abandoned";
     jr.end = t;
     decide(t, "abandon", spec.name, {},
            "restarted " + std::to_string(jr.restarts) + " times, the limit (recovery.max_restarts)");
     return;
   }
   ++jr.restarts;
-  jr.state = "pending";
   decide(t, "requeue", spec.name, {},
          "at the head of queue " + spec.queue + "; resumes from checkpoint at iteration " +
              std::to_string(rt.checkpoint));

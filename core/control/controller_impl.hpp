@@ -22,6 +22,7 @@
 
 namespace tt {
 
+// The Controller's state machine of a job; the record's JobStatus mirrors it (Impl::set_state is the one place).
 enum class JobState { Unsubmitted, Pending, Running, Stalled, Completed, Abandoned };
 
 struct JobRuntime {

@@ -79,7 +79,6 @@ void Controller::Impl::on(const JobCompleted& e, Seconds now, std::vector<Action
   set_state(e.job, JobState::Completed);
   rt.done = sc.jobs[e.job].iterations;
   jr.iterations_done = rt.done;
-  jr.state = "completed";
   jr.end = now;
   Segment& seg = segment(e.job);
   seg.end = now;
@@ -154,7 +153,6 @@ void Controller::Impl::preempt(const ScheduleResult::Preemption& p, Seconds now,
   rt.gpus.clear();
   rt.done = rt.checkpoint;
   jr.iterations_done = rt.checkpoint;
-  jr.state = "pending";
   ++jr.preemptions;
   // The scheduler has requeued it at the head of its queue; mirror that here.
   set_state(j, JobState::Pending);
@@ -172,7 +170,6 @@ void Controller::Impl::launch(int j, std::vector<int> gpus, Seconds now, std::ve
   set_state(j, JobState::Running);
   rt.gpus = gpus;
   ++rt.attempt;
-  jr.state = "running";
   jr.wait += now - rt.enqueued;
   if (!jr.first_start) jr.first_start = now;
 

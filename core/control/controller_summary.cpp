@@ -72,7 +72,7 @@ void Controller::Impl::finish(Seconds now) {
       segment(static_cast<int>(j)).end = now;
       segment(static_cast<int>(j)).outcome = "unfinished";
     }
-    if (jr.state != "completed" && jr.state != "abandoned") jr.state = "unfinished";
+    if (jr.state != JobStatus::Completed && jr.state != JobStatus::Abandoned) jr.state = JobStatus::Unfinished;
     if (jobs[j].state == JobState::Pending) {
       jr.wait += now - jobs[j].enqueued;
       close_wait(static_cast<int>(j), now);

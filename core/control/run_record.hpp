@@ -53,6 +53,19 @@ struct CauseTotals {
   double lost_gpu_hours = 0;
 };
 
+// Where a job stands in the record (the Controller's own state machine is finer: a stalled job is running here).
+enum class JobStatus { Pending, Running, Completed, Abandoned, Unfinished };
+inline const char* to_string(JobStatus s) {
+  switch (s) {
+    case JobStatus::Pending: return "pending";
+    case JobStatus::Running: return "running";
+    case JobStatus::Completed: return "completed";
+    case JobStatus::Abandoned: return "abandoned";
+    case JobStatus::Unfinished: return "unfinished";
+  }
+  return "?";
+}
+
 struct JobRecord {
   std::string name;
   std::string queue;
@@ -61,7 +74,7 @@ struct JobRecord {
   Seconds submit;
   std::optional<Seconds> first_start;
   std::optional<Seconds> end;
-  std::string state = "pending";  // pending, running, completed, abandoned, unfinished
+  JobStatus state = JobStatus::Pending;
   int restarts = 0;
   int preemptions = 0;
   std::int64_t iterations_target = 0;

@@ -119,7 +119,7 @@ void ControllerTelemetry::refresh(Seconds now, const ClusterView& c, const std::
     if (!jobs) continue;
     const JobRecord& jr = rec_.jobs[j];
     const JobIds& ids = jobs_[j];
-    for (std::size_t s = 0; s < ids.state.size(); ++s) m.set(ids.state[s], jr.state == metric::kJobStates[s]);
+    for (std::size_t s = 0; s < ids.state.size(); ++s) m.set(ids.state[s], to_string(jr.state) == metric::kJobStates[s]);
     if (v.placed) {
       m.set(ids.alive, v.alive);
       m.set(ids.memory, job_memory_[j]);

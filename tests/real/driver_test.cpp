@@ -100,7 +100,7 @@ TEST_CASE("a small scenario runs through the real driver and writes report.json"
   INFO(r.log);
   const RunRecord& rec = r.record();
   for (const auto& j : rec.jobs) {
-    CHECK(j.state == "completed");
+    CHECK(j.state == JobStatus::Completed);
     CHECK(j.iterations_done == j.iterations_target);
     CHECK(j.restarts == 0);
     CHECK(j.measured_iteration.value > 0);
@@ -194,7 +194,7 @@ TEST_CASE("nothing lost: a job killed and hung several times ends bit-identical 
   };
   RealRun clean = run_real(make("clean"), "nothing-lost-clean", 300);
   INFO("clean run:\n" << clean.log);
-  REQUIRE(clean.record().jobs[0].state == "completed");
+  REQUIRE(clean.record().jobs[0].state == JobStatus::Completed);
   CHECK(clean.record().jobs[0].restarts == 0);
 
   json doc = make("faulted");
@@ -207,7 +207,7 @@ TEST_CASE("nothing lost: a job killed and hung several times ends bit-identical 
   RealRun faulted = run_real(doc, "nothing-lost-faulted", 300, /*heartbeat_timeout=*/0.5);
   INFO("faulted run:\n" << faulted.log);
   const JobRecord& j = faulted.record().jobs[0];
-  REQUIRE(j.state == "completed");
+  REQUIRE(j.state == JobStatus::Completed);
   CHECK(j.restarts >= 4);  // more only if a loaded machine starved a heartbeat thread for 0.5 s
   int crashes = 0, hangs = 0;
   for (const auto& f : j.failures) {
@@ -229,7 +229,7 @@ TEST_CASE("a corrupted newest checkpoint is refused at restore and the job resum
     return doc;
   };
   RealRun clean = run_real(make("clean"), "corrupt-clean", 600);
-  REQUIRE(clean.record().jobs[0].state == "completed");
+  REQUIRE(clean.record().jobs[0].state == JobStatus::Completed);
 
   json doc = make("corrupted");
   doc["faults"] = json::array({{{"kind", "node_crash"}, {"at", "4m"}, {"node", "a0"}, {"repair", "30s"}}});
@@ -246,7 +246,7 @@ TEST_CASE("a corrupted newest checkpoint is refused at restore and the job resum
   });
   INFO(r.log);
   const JobRecord& j = r.record().jobs[0];
-  REQUIRE(j.state == "completed");
+  REQUIRE(j.state == JobStatus::Completed);
   REQUIRE(corrupted.size() == 1);
   CHECK_THAT(r.log, Catch::Contains("checkpoint after iteration " + std::to_string(corrupted[0]) + " refused") &&
                         Catch::Contains("rank-00001.state") && Catch::Contains("(corrupt)") &&
@@ -262,7 +262,7 @@ TEST_CASE("a checkpoint_corrupt fault in the scenario: the restart falls back on
     return doc;
   };
   RealRun clean = run_real(make("clean"), "scenario-corrupt-clean", 600);
-  REQUIRE(clean.record().jobs[0].state == "completed");
+  REQUIRE(clean.record().jobs[0].state == JobStatus::Completed);
 
   json doc = make("scenario-corrupt");
   // Listed first, so applied first at 4m: the node crash then restarts the job from the checkpoint before the newest.
@@ -274,7 +274,7 @@ TEST_CASE("a checkpoint_corrupt fault in the scenario: the restart falls back on
   });
   INFO(r.log);
   const JobRecord& j = r.record().jobs[0];
-  REQUIRE(j.state == "completed");
+  REQUIRE(j.state == JobStatus::Completed);
   REQUIRE(resumed.size() == 1);
   std::string corrupt_reason;
   for (const auto& d : r.record().decisions)
@@ -302,7 +302,7 @@ TEST_CASE("a straggler GPU slows every iteration of its job by its speed share, 
                        [&](const std::filesystem::path&, const Launch& l) { predicted = l.plan.predicted_iteration; });
   INFO(r.log);
   const JobRecord& j = r.record().jobs[0];
-  REQUIRE(j.state == "completed");
+  REQUIRE(j.state == JobStatus::Completed);
   REQUIRE(predicted.value > 0);
   CHECK_THAT(r.log, Catch::Contains("a0/gpu1 straggles at 0.25"));
   // Steady state: one iteration every predicted / 0.25, but rank 0 reports the length of its own last iteration,

@@ -18,7 +18,7 @@ TEST_CASE("csv: jobs has one row per job, quoting and empty cells for absent fig
   tt::RunRecord r = tt::testing::sample_record();
   r.jobs[1].name = "eval, \"b\"";
   r.jobs[1].end.reset();
-  r.jobs[1].state = "unfinished";
+  r.jobs[1].state = tt::JobStatus::Unfinished;
   auto rows = tt::testing::lines_of(tt::jobs_csv(r));
   REQUIRE(rows.size() == r.jobs.size() + 1);
   CHECK(rows[0].rfind("name,queue,gpus,priority,state,submit_s,start_s,end_s,wait_s,restarts,", 0) == 0);

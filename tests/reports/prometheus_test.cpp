@@ -42,7 +42,7 @@ tt::RunRecord awkward_record() {
   r.jobs[1].queue = "caf\xC3\xA9";
   r.jobs[1].ettr = std::numeric_limits<double>::quiet_NaN();
   r.jobs[1].end.reset();
-  r.jobs[1].state = "unfinished";
+  r.jobs[1].state = tt::JobStatus::Unfinished;
   r.checks.push_back(r.checks[0]);  // the same name twice
   return r;
 }

@@ -48,7 +48,7 @@ inline RunRecord sample_record() {
   a.submit = Seconds(0);
   a.first_start = Seconds(0);
   a.end = Seconds(6000);
-  a.state = "completed";
+  a.state = JobStatus::Completed;
   a.restarts = 1;
   a.iterations_target = 500;
   a.iterations_done = 500;
@@ -73,7 +73,7 @@ inline RunRecord sample_record() {
   b.submit = Seconds(600);
   b.first_start = Seconds(600);
   b.end = Seconds(2500);
-  b.state = "completed";
+  b.state = JobStatus::Completed;
   b.iterations_target = 190;
   b.iterations_done = 190;
   b.predicted_iteration = Seconds(10);
@@ -128,7 +128,7 @@ inline RunRecord busy_record() {
     j.submit = Seconds(submit);
     j.first_start = segs.front().start;
     j.end = segs.back().end;
-    j.state = "completed";
+    j.state = JobStatus::Completed;
     j.segments = std::move(segs);
     j.wait = *j.first_start - j.submit;
     j.measured_iteration = j.predicted_iteration = Seconds(12);

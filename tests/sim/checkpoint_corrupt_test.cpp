@@ -25,7 +25,7 @@ nlohmann::json run(bool corrupt, int keep) {
     Controller c(s);
     sim::run(s, c);
     const JobRecord& jr = c.record().jobs[0];
-    nlohmann::json j{{"state", jr.state}, {"checkpoints", jr.checkpoints}, {"decisions", nlohmann::json::array()}};
+    nlohmann::json j{{"state", tt::to_string(jr.state)}, {"checkpoints", jr.checkpoints}, {"decisions", nlohmann::json::array()}};
     for (const auto& f : jr.failures) j["lost"].push_back(f.lost_iterations);
     for (const auto& d : c.record().decisions) j["decisions"].push_back(d.kind + ": " + d.reason);
     return j.dump();

@@ -107,7 +107,7 @@ inline nlohmann::json simulate(const Scenario& s) {
     j["driver_info"] = rec.driver_info;
     for (const JobRecord& jr : rec.jobs) {
       nlohmann::json job{{"name", jr.name},
-                         {"state", jr.state},
+                         {"state", tt::to_string(jr.state)},
                          {"end", jr.end ? jr.end->value : -1.0},
                          {"restarts", jr.restarts},
                          {"checkpoints", jr.checkpoints},

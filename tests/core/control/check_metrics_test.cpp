@@ -73,9 +73,9 @@ TEST_CASE("check metrics: names are unique, carry their scope's prefix and time 
 TEST_CASE("check metrics: measured through the table, for the job named", "[unit][control]") {
   RunRecord r;
   JobRecord a;
-  a.name = "a", a.state = "completed", a.end = Seconds(100), a.first_start = Seconds(10), a.restarts = 2;
+  a.name = "a", a.state = JobStatus::Completed, a.end = Seconds(100), a.first_start = Seconds(10), a.restarts = 2;
   JobRecord b;
-  b.name = "b", b.state = "running", b.first_start = Seconds(20);
+  b.name = "b", b.state = JobStatus::Running, b.first_start = Seconds(20);
   r.jobs = {a, b};
   r.goodput = 0.75;
   CHECK(measure_metric(r, "job.end", "a") == 100.0);
@@ -87,7 +87,7 @@ TEST_CASE("check metrics: measured through the table, for the job named", "[unit
   CHECK(measure_metric(r, "cluster.unfinished_jobs", "") == 1.0);
   CHECK(measure_metric(r, "cluster.goodput", "") == 0.75);
   CHECK_FALSE(measure_metric(r, "cluster.nothing", ""));
-  r.jobs[1].state = "completed", r.jobs[1].end = Seconds(300);
+  r.jobs[1].state = JobStatus::Completed, r.jobs[1].end = Seconds(300);
   CHECK(measure_metric(r, "cluster.makespan", "") == 300.0);
 }
 

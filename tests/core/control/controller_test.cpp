@@ -119,9 +119,9 @@ TEST_CASE("controller: node failure is detected after the timeout and the job re
 
   // Events of the killed attempt are ignored.
   c.handle(JobCompleted{0, 1}, Seconds(480));
-  CHECK(c.record().jobs[0].state == "running");
+  CHECK(c.record().jobs[0].state == JobStatus::Running);
   c.handle(JobCompleted{0, 2}, Seconds(5000));
-  CHECK(c.record().jobs[0].state == "completed");
+  CHECK(c.record().jobs[0].state == JobStatus::Completed);
   CHECK(c.done());
 }
 
@@ -151,7 +151,7 @@ TEST_CASE("controller: a job failing more than max_restarts times is abandoned",
   REQUIRE(l.size() == 1);
   c.handle(JobStalled{0, 2, 0, "NCCL error"}, Seconds(200));
   c.handle(Timer{}, Seconds(260));
-  CHECK(c.record().jobs[0].state == "abandoned");
+  CHECK(c.record().jobs[0].state == JobStatus::Abandoned);
   CHECK(c.done());
 }
 

@@ -68,7 +68,7 @@ void check_invariants(const Scenario& s, const Controller& c, Seconds now) {
   for (std::size_t j = 0; j < s.jobs.size(); ++j) {
     const JobSpec& spec = s.jobs[j];
     const JobRecord& jr = r.jobs[j];
-    if (jr.state == "running") {
+    if (jr.state == JobStatus::Running) {
       const auto& gpus = c.job_gpus(static_cast<int>(j));
       INFO("job " << spec.name);
       REQUIRE(static_cast<int>(gpus.size()) == spec.gpus);  // gang: all or nothing
@@ -89,7 +89,7 @@ void check_invariants(const Scenario& s, const Controller& c, Seconds now) {
         REQUIRE(static_cast<int>(groups.size()) <= t.max_leaf_groups);
       }
       used[spec.queue] += spec.gpus;
-    } else if (jr.state == "pending" && spec.submit <= now) {
+    } else if (jr.state == JobStatus::Pending && spec.submit <= now) {
       std::string why = c.pending_reason(static_cast<int>(j));
       INFO("job " << spec.name << " at " << now.value);
       REQUIRE(!why.empty());
@@ -135,13 +135,13 @@ TEST_CASE("property: random workloads keep quotas, gangs, exclusive GPUs and a r
       while (d.step()) {
         if (rng.uniform() < 0.3) {
           int j = rng.uniform_int(0, static_cast<int>(s.jobs.size()) - 1);
-          if (c.record().jobs[j].state == "running")
+          if (c.record().jobs[j].state == JobStatus::Running)
             d.inject(CheckpointDone{j, static_cast<int>(c.record().jobs[j].segments.size()), 10, Seconds(1)}, d.now());
         }
         REQUIRE(steps < 100000);
       }
       c.finish(d.now());
-      for (const auto& jr : c.record().jobs) CHECK(jr.state == "completed");  // nothing starves forever
+      for (const auto& jr : c.record().jobs) CHECK(jr.state == JobStatus::Completed);  // nothing starves forever
     }
   }
 }

@@ -71,7 +71,7 @@ TEST_CASE("quota: a queue borrows its cohort's idle quota, up to its borrowing l
     Run r(scenario(rail_cluster(4), {cohort_queue("a", 16), cohort_queue("b", 16)}, jobs));
     r.d.inject(Timer{}, Seconds(0));
     CHECK(r.c.queue_usage()[0] == 24);
-    CHECK(r.c.record().jobs[2].state == "running");
+    CHECK(r.c.record().jobs[2].state == JobStatus::Running);
   }
   SECTION("borrowing_limit 0: the third job waits on quota") {
     Run r(scenario(rail_cluster(4), {cohort_queue("a", 16, 0), cohort_queue("b", 16)}, jobs));
@@ -139,7 +139,7 @@ TEST_CASE("reclaim: a queue under its quota takes back what another borrowed, mo
   // When b1 ends, a3 runs again (from the start: it never checkpointed).
   r.d.run(Seconds(1e6));
   const JobRecord& a3 = r.job("a3");
-  CHECK(a3.state == "completed");
+  CHECK(a3.state == JobStatus::Completed);
   CHECK(a3.preemptions == 1);
   REQUIRE(a3.segments.size() == 2);
   CHECK(a3.segments[0].outcome == "preempted");
@@ -175,15 +175,15 @@ TEST_CASE("priority preemption within a queue: the higher priority job runs, the
   r.d.inject(CheckpointDone{1, 1, 200, Seconds(1)}, Seconds(9));  // low2, admitted after low1, is the victim
   r.d.inject(Timer{}, Seconds(10));
   REQUIRE(find(r.c.record(), "preempt", "low2"));
-  CHECK(r.c.record().jobs[2].state == "running");
+  CHECK(r.c.record().jobs[2].state == JobStatus::Running);
   // Equal priority never preempts.
   r.d.inject(Timer{}, Seconds(20));
   CHECK(r.c.record().jobs[0].preemptions == 0);
-  CHECK(r.c.record().jobs[3].state == "pending");
+  CHECK(r.c.record().jobs[3].state == JobStatus::Pending);
   r.d.run(Seconds(1e6));
   CHECK(r.job("low2").segments.back().start_iteration == 200);
   CHECK(r.start("low2") == 0);
-  CHECK(r.job("low2").state == "completed");
+  CHECK(r.job("low2").state == JobStatus::Completed);
 }
 
 TEST_CASE("preemption exempt time: a job that started recently is not a victim", "[unit][sched][control]") {
@@ -195,10 +195,10 @@ TEST_CASE("preemption exempt time: a job that started recently is not a victim",
   r.d.inject(Timer{}, Seconds(0));
   r.d.inject(Timer{}, Seconds(60));  // low started 60 s ago: exempt
   CHECK_FALSE(find(r.c.record(), "preempt", "low"));
-  CHECK(r.c.record().jobs[1].state == "pending");
+  CHECK(r.c.record().jobs[1].state == JobStatus::Pending);
   r.d.inject(Timer{}, Seconds(600));  // now it has run for the exempt time: it can be preempted
   CHECK(find(r.c.record(), "preempt", "low"));
-  CHECK(r.c.record().jobs[1].state == "running");
+  CHECK(r.c.record().jobs[1].state == JobStatus::Running);
 }
 
 TEST_CASE("backfill: a job that ends before the reservation starts now; one that would delay it waits",
@@ -313,10 +313,10 @@ TEST_CASE("StrictFIFO: a blocked head holds back its queue; BestEffortFIFO lets 
     c.handle(Timer{}, Seconds(1));
     c.handle(Timer{}, Seconds(2));
     if (strategy == QueueingStrategy::StrictFifo) {
-      CHECK(c.record().jobs[2].state == "pending");
+      CHECK(c.record().jobs[2].state == JobStatus::Pending);
       CHECK_THAT(c.pending_reason(2), Catch::Contains("blocked head of StrictFIFO queue q"));
     } else {
-      CHECK(c.record().jobs[2].state == "running");
+      CHECK(c.record().jobs[2].state == JobStatus::Running);
     }
   }
 }

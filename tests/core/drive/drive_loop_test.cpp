@@ -128,6 +128,6 @@ TEST_CASE("drive loop: stops at the horizon, and when nothing can happen any mor
     const DriveLoop::Stop stop = loop.run();
     CHECK(stop != DriveLoop::Stop::Done);
     CHECK(x.log == std::vector<std::string>{"launch 0/1 at 0", "fault at 100", "kill 0/1 at 160"});
-    CHECK(c.record().jobs[0].state == "pending");
+    CHECK(c.record().jobs[0].state == JobStatus::Pending);
   }
 }
