@@ -7,6 +7,9 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 # CUDA kernels and the NCCL provider: AUTO (when nvcc and NCCL are found), ON (fail when they are not; CI), OFF.
 CUDA ?= AUTO
+# Compiler warnings as errors (TRAINTWIN_WERROR): ON in CI (CI=true, as CI services set it), OFF locally; WERROR=ON|OFF
+# overrides either.
+WERROR ?= $(if $(filter true 1,$(CI)),ON,OFF)
 
 .PHONY: demo test golden deps configure
 demo: configure
@@ -22,7 +25,7 @@ golden:
 	./scripts/update-golden.sh $(BUILD)/traintwin
 
 configure: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DTRAINTWIN_CUDA=$(CUDA)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release -DTRAINTWIN_CUDA=$(CUDA) -DTRAINTWIN_WERROR=$(WERROR)
 
 deps:
 	./scripts/install-deps.sh

@@ -1,4 +1,4 @@
-// Flash attention on a CUDA GPU (kernels/attention_cuda.cu), callable from plain C++: no CUDA type appears here.
+// Flash attention on a CUDA GPU (kernels/attention_cuda*.cu), callable from plain C++: no CUDA type appears here.
 // Inputs and outputs are 16-bit (bf16 or fp16, as raw bits) and laid out like kernels/attention.hpp's tensors; the
 // kernels accumulate in fp32 and save the fp32 log-sum-exp for the backward pass. Every CUDA call is checked: a
 // failure throws CudaError naming the host, the source file and line, and CUDA's message.

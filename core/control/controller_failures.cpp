@@ -100,9 +100,9 @@ void Controller::Impl::refresh_node(int n, Seconds now, const std::string& reaso
   cluster.set_up(n, up);
   sched.capacity_changed();
   if (up)
-    out.push_back(Uncordon{n});
+    out.emplace_back(std::in_place_type<Uncordon>, Uncordon{n});
   else
-    out.push_back(Cordon{n, reason});
+    out.emplace_back(std::in_place_type<Cordon>, Cordon{n, reason});
 }
 
 void Controller::Impl::node_failed(int n, Seconds now, std::vector<Action>& out) {

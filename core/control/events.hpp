@@ -85,29 +85,29 @@ using Event = std::variant<Timer, JobProgress, CheckpointDone, JobCompleted, Job
 
 // --- actions: controller -> driver ----------------------------------------------------------------------------
 struct Launch {
-  int job;
-  int attempt;
-  std::vector<int> gpus;             // global GPU indices, in rank order
+  int job = 0;
+  int attempt = 0;
+  std::vector<int> gpus = {};        // global GPU indices, in rank order
   std::int64_t start_iteration = 0;  // resume from this checkpointed iteration
   std::int64_t iterations = 0;       // total iterations of the job (it stops when it reaches this)
   std::int64_t checkpoint_every = 0; // iterations between checkpoints; 0: none
   int checkpoint_keep = 0;           // checkpoints to keep on storage, older ones deleted; 0: all
   bool checkpoint_async = false;     // stall for `snapshot`, then write while training
-  Seconds snapshot;                  // async only
-  Seconds startup;                   // launch or restart overhead before the first iteration
-  IterationPlan plan;
+  Seconds snapshot = {};             // async only
+  Seconds startup = {};              // launch or restart overhead before the first iteration
+  IterationPlan plan = {};
 };
 struct Kill {
-  int job;
-  int attempt;
-  std::string reason;
+  int job = 0;
+  int attempt = 0;
+  std::string reason = {};
 };
 struct Cordon {  // stop placing work on the node (it is down or drained)
-  int node;
-  std::string reason;
+  int node = 0;
+  std::string reason = {};
 };
 struct Uncordon {
-  int node;
+  int node = 0;
 };
 
 // An alert rule's instance started or stopped firing (core/telemetry/alert_evaluator.hpp); a driver may page, log or

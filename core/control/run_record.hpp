@@ -124,7 +124,7 @@ struct CheckResult {
   std::optional<double> measured;  // absent when the figure does not exist (e.g. the job never ended)
   bool passed = false;
   std::string message;
-  std::string alert;  // for alert.* metrics
+  std::string alert{};  // for alert.* metrics
 };
 
 struct AlertRuleRecord {  // an alert rule of the scenario, as exported to alerts.rules.yml

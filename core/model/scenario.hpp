@@ -28,9 +28,9 @@ const char* to_string(ReclaimPreemption p);
 struct QueueSpec {
   std::string name;
   int gpu_quota = 0;  // nominal quota: GPUs its running jobs may hold at once without borrowing
-  std::string cohort;                  // empty: in no cohort (it neither borrows nor lends)
-  std::optional<int> borrowing_limit;  // most GPUs it may borrow beyond gpu_quota
-  std::optional<int> lending_limit;    // most of its unused quota others may borrow
+  std::string cohort{};                  // empty: in no cohort (it neither borrows nor lends)
+  std::optional<int> borrowing_limit{};  // most GPUs it may borrow beyond gpu_quota
+  std::optional<int> lending_limit{};    // most of its unused quota others may borrow
   QueueingStrategy strategy = QueueingStrategy::BestEffortFifo;
   WithinQueuePreemption within_queue = WithinQueuePreemption::Never;  // preempt its own lower-priority jobs
   ReclaimPreemption reclaim = ReclaimPreemption::Never;  // under its quota, take back what other queues borrowed
@@ -173,7 +173,7 @@ struct CheckSpec {
   std::string job;    // for job.* metrics
   CheckOp op = CheckOp::Le;
   double value = 0;   // in SI base units (seconds, GPU-hours, ratios, counts)
-  std::string alert;  // for alert.* metrics: the name of one of the scenario's alert rules
+  std::string alert{};  // for alert.* metrics: the name of one of the scenario's alert rules
 };
 
 struct SimOptions {

@@ -33,9 +33,9 @@ struct CommGroup {
   // a ring all-reduce along `gpus`, or one send, with the alpha-beta latency of the route.
   Algorithm algorithm = Algorithm::Ring;
   Protocol protocol = Protocol::Simple;
-  std::vector<CommPhase> phases;
-  Seconds latency;    // per call, from the cost model; the sim adds calls x latency after the flows
-  Seconds predicted;  // the closed form: all calls, uncontended
+  std::vector<CommPhase> phases{};
+  Seconds latency{};    // per call, from the cost model; the sim adds calls x latency after the flows
+  Seconds predicted{};  // the closed form: all calls, uncontended
 };
 
 struct CommStep {

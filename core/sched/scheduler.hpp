@@ -30,7 +30,7 @@ struct SchedJob {
   int queue = 0;
   int priority = 0;
   int gpus = 0;
-  TopologyConstraint topology;
+  TopologyConstraint topology{};
 };
 
 struct ScheduleResult {

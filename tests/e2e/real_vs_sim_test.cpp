@@ -43,7 +43,11 @@ TEST_CASE("e2e: real-quickstart takes the same decisions in simulation and for r
   auto sim = run_cli("run " + scenario + " --out " + sim_dir.string());
   INFO("traintwin run:\n" << sim.output);
   REQUIRE(sim.exit_code == 0);
-  auto real = run_cli("real " + scenario + " --devices cpu:4 --time-scale 300 --out " + real_dir.string());
+  // The hang is noticed after 2 s real of silence (200 s of scenario at time scale 100, early enough for the story
+  // below): long enough that no load on this machine starves a worker's heartbeat thread into a false hang, and
+  // iterations paced to 255 ms real leave the timeline room for a slow machine.
+  auto real = run_cli("real " + scenario + " --devices cpu:4 --time-scale 100 --heartbeat-timeout 2 --out " +
+                      real_dir.string());
   INFO("traintwin real:\n" << real.output);
   REQUIRE(real.exit_code == 0);
 
@@ -88,7 +92,9 @@ TEST_CASE("e2e: real-reclaim-crash (a reclaim preemption and a node crash) takes
           "[e2e][real]") {
   const std::string scenario = std::string(TT_SOURCE_DIR) + "/scenarios/real-reclaim-crash.json";
   auto dir = scratch_dir("real-reclaim-crash");
-  auto real = run_cli("real " + scenario + " --devices cpu:4 --time-scale 300 --out " + dir.string());
+  // No hang to catch: a long silence floor keeps a starved worker on a loaded machine from faking one.
+  auto real =
+      run_cli("real " + scenario + " --devices cpu:4 --time-scale 300 --heartbeat-timeout 5 --out " + dir.string());
   INFO("traintwin real:\n" << real.output);
   REQUIRE(real.exit_code == 0);
   const auto golden =

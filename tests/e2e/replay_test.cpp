@@ -51,7 +51,8 @@ TEST_CASE("e2e: replaying a simulated run's observed events gives its report", "
 TEST_CASE("e2e: replaying a real run's observed events gives its decisions exactly", "[e2e][real]") {
   const fs::path scenario = fs::path(TT_SOURCE_DIR) / "scenarios/real-reclaim-crash.json";
   const fs::path dir = scratch_dir("replay-real-run");
-  auto r = run_cli("real " + scenario.string() + " --devices cpu:4 --time-scale 300 --quiet --out " + dir.string());
+  auto r = run_cli("real " + scenario.string() + " --devices cpu:4 --time-scale 300 --heartbeat-timeout 5 --quiet --out " +
+                   dir.string());
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
   check_replay_matches(scenario, dir, "real");

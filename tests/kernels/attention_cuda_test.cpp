@@ -1,4 +1,4 @@
-// The CUDA attention kernels: [gpu] cases run the numerics gate on a device and skip (with a warning) without one;
+// The CUDA attention kernels: [gpu] cases run the numerics gate on a device and are skipped without one (skip.hpp);
 // the [unit] cases check what must hold everywhere: the device query never throws, and a failing CUDA call names the
 // host, file and line.
 #include "kernels/attention_cuda.hpp"
@@ -7,18 +7,9 @@
 #include <string>
 
 #include "kernels/kernelcheck.hpp"
+#include "tests/skip.hpp"
 
 using namespace tt::kernels;
-
-namespace {
-
-bool skip_without_device() {
-  if (cuda_device_present()) return false;
-  WARN("no CUDA device: skipped (" << cuda_device_description() << ")");
-  return true;
-}
-
-}  // namespace
 
 TEST_CASE("the CUDA device query answers without throwing, also where there is none", "[unit][kernels]") {
   int count = -1;
@@ -39,7 +30,7 @@ TEST_CASE("CUDA attention takes head_dim 64, 128, 256 forward and 64, 128 backwa
 }
 
 TEST_CASE("without a device, CUDA attention fails with the host, file and line of the call", "[unit][kernels]") {
-  if (cuda_device_present()) return;  // the [gpu] cases below cover a machine with one
+  if (cuda_device_present()) TT_SKIP("a CUDA device is present: the [gpu] cases cover it");
   try {
     CudaAttention a({.batch = 1, .heads = 1, .seq = 64, .head_dim = 64}, Precision::bf16);
     FAIL("constructing CudaAttention without a device should throw");
@@ -55,7 +46,7 @@ TEST_CASE("without a device, CUDA attention fails with the host, file and line o
 }
 
 TEST_CASE("CUDA flash attention passes the numerics gate on ragged shapes", "[gpu][kernels]") {
-  if (skip_without_device()) return;
+  if (!cuda_device_present()) TT_SKIP("no CUDA device (" + cuda_device_description() + ")");
   std::uint64_t seed = 20261129;
   for (const Precision p : {Precision::bf16, Precision::fp16})
     for (const int d : {64, 128, 256})
@@ -76,7 +67,7 @@ TEST_CASE("CUDA flash attention passes the numerics gate on ragged shapes", "[gp
 }
 
 TEST_CASE("CUDA flash attention writes every output element", "[gpu][kernels]") {
-  if (skip_without_device()) return;
+  if (!cuda_device_present()) TT_SKIP("no CUDA device (" + cuda_device_description() + ")");
   const AttentionShape s{.batch = 1, .heads = 2, .seq = 130, .head_dim = 64, .causal = true};
   CudaAttention gpu(s, Precision::bf16);
   std::vector<std::uint16_t> x(static_cast<std::size_t>(s.elements()));

@@ -1,5 +1,5 @@
 // Renders report.html in headless Chromium and keeps the screenshot (build/test-out/report.png) for a human to look
-// at. Skips when /usr/bin/chromium is absent (scripts/install-deps.sh installs it).
+// at. Skipped (tests/skip.hpp) when /usr/bin/chromium is absent (scripts/install-deps.sh installs it).
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
@@ -7,15 +7,14 @@
 #include "reports/html.hpp"
 #include "tests/e2e/cli_support.hpp"
 #include "tests/reports/record_fixture.hpp"
+#include "tests/skip.hpp"
 
 namespace fs = std::filesystem;
 
 TEST_CASE("html: headless Chromium renders report.html", "[reports][browser]") {
   const fs::path chromium = "/usr/bin/chromium";
-  if (!fs::exists(chromium)) {
-    WARN("SKIPPED: " << chromium << " is absent; run scripts/install-deps.sh to render report.html");
-    return;
-  }
+  if (!fs::exists(chromium))
+    TT_SKIP(chromium.string() + " is absent; run scripts/install-deps.sh to render report.html");
   auto dir = tt::testing::scratch_dir("browser");
   const fs::path html = dir / "report.html";
   const fs::path png = fs::path(TT_BINARY_DIR) / "test-out" / "report.png";

@@ -1,6 +1,6 @@
 // metrics.prom: exact figures of the sample record, the structure of the exposition format, escaping, and validation
-// by `promtool check metrics` (parser and linter). The promtool test skips with a warning when promtool is absent
-// (Debian package prometheus; scripts/install-deps.sh installs it).
+// by `promtool check metrics` (parser and linter). The promtool test is skipped (tests/skip.hpp) when promtool is
+// absent (Debian package prometheus; scripts/install-deps.sh installs it).
 #include "reports/prometheus.hpp"
 
 #include <catch2/catch.hpp>
@@ -11,6 +11,7 @@
 
 #include "tests/e2e/cli_support.hpp"
 #include "tests/reports/record_fixture.hpp"
+#include "tests/skip.hpp"
 
 namespace fs = std::filesystem;
 using tt::testing::lines_of;
@@ -158,14 +159,11 @@ TEST_CASE("prometheus: promtool check metrics accepts metrics.prom without a lin
                                               {"busy", tt::prometheus_text(tt::testing::busy_record())},
                                               {"awkward", tt::prometheus_text(awkward_record())},
                                               {"empty", tt::prometheus_text(tt::RunRecord{})}};
+  if (std::system("command -v promtool > /dev/null 2>&1") != 0)
+    TT_SKIP("promtool is absent; run scripts/install-deps.sh (Debian package prometheus) to validate metrics.prom");
   for (const auto& [name, text] : texts) {
     auto r = promtool_check(text, name);
-    if (!r) {
-      WARN(
-          "SKIPPED: promtool is absent; run scripts/install-deps.sh (Debian package prometheus) to validate "
-          "metrics.prom");
-      return;
-    }
+    REQUIRE(r);
     INFO(name << ": promtool said:\n" << r->output);
     CHECK(r->exit_code == 0);
     CHECK(r->output.empty());  // lint problems are printed (exit 3 in promtool 2.42)

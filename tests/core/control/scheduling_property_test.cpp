@@ -135,8 +135,10 @@ TEST_CASE("property: random workloads keep quotas, gangs, exclusive GPUs and a r
       while (d.step()) {
         if (rng.uniform() < 0.3) {
           int j = rng.uniform_int(0, static_cast<int>(s.jobs.size()) - 1);
-          if (c.record().jobs[j].state == JobStatus::Running)
-            d.inject(CheckpointDone{j, static_cast<int>(c.record().jobs[j].segments.size()), 10, Seconds(1)}, d.now());
+          if (c.record().jobs[j].state == JobStatus::Running) {
+            const int attempt = static_cast<int>(c.record().jobs[j].segments.size());
+            d.inject(CheckpointDone{j, attempt, 10, Seconds(1), Seconds(1)}, d.now());
+          }
         }
         REQUIRE(steps < 100000);
       }

@@ -114,7 +114,7 @@ TEST_CASE("reclaim: a queue under its quota takes back what another borrowed, mo
   Run r(std::move(s));
   r.d.inject(Timer{}, Seconds(0));
   REQUIRE(r.c.queue_usage()[0] == 24);
-  r.d.inject(CheckpointDone{1, 1, 100, Seconds(1)}, Seconds(8));  // a2 checkpointed last: it does not matter
+  r.d.inject(CheckpointDone{1, 1, 100, Seconds(1), Seconds(1)}, Seconds(8));  // a2 checkpointed last: it does not matter
   auto actions = r.d.inject(Timer{}, Seconds(10));
   int kills = 0, launches = 0;
   for (const auto& a : actions) {
@@ -172,7 +172,7 @@ TEST_CASE("priority preemption within a queue: the higher priority job runs, the
                          timed("peer", "q", 8, 100, 20, 0)});
   Run r(std::move(s));
   r.d.inject(Timer{}, Seconds(0));
-  r.d.inject(CheckpointDone{1, 1, 200, Seconds(1)}, Seconds(9));  // low2, admitted after low1, is the victim
+  r.d.inject(CheckpointDone{1, 1, 200, Seconds(1), Seconds(1)}, Seconds(9));  // low2, admitted after low1, is the victim
   r.d.inject(Timer{}, Seconds(10));
   REQUIRE(find(r.c.record(), "preempt", "low2"));
   CHECK(r.c.record().jobs[2].state == JobStatus::Running);
