@@ -49,7 +49,7 @@ FlowStep compile_step(const Platform& platform, const CommStep& step);
 // A SimGrid failure propagates after the step's other flows are cancelled. Each flow is a mailbox comm between a sender
 // actor on its source host and a receiver actor on its destination host, one of each per host and batch: SimGrid 3.32
 // files every direct host-to-host comm (Comm::sendto) on one list that each ending comm scans, quadratic in the flows
-// in flight (74% of the 4,096-GPU fleet's time); a mailbox comm sits on its two actors' short lists only.
+// in flight (at fleet scale, most of the run); a mailbox comm sits on its two actors' short lists only.
 // With `rates`, also the average rate of each flow (bytes over its duration; groups and flows in order).
 std::vector<Seconds> run_step(const FlowStep& step, InFlight& inflight, std::vector<double>* rates = nullptr);
 
