@@ -19,43 +19,26 @@ Flow make_flow(const Platform& platform, sg4::Host* from, sg4::Host* to, double 
 }
 
 FlowGroup compile_group(const Platform& platform, const CommGroup& group) {
+  require_planned(group);
   FlowGroup out;
-  const auto n = static_cast<int>(group.gpus.size());
-  Seconds alpha;
   // Transfers of one phase between the same two GPUs (the channels of a ring, the chains of trees) share the same
   // route and start together: one flow of their summed bytes (under max-min they would share the route equally).
   std::unordered_map<std::uint64_t, std::size_t> merged;
-  auto edge = [&](int a, int b, double bytes, int phase) {
-    if (a == b) return;
-    const std::uint64_t key = (static_cast<std::uint64_t>(phase) << 48) ^ (static_cast<std::uint64_t>(a) << 24) ^
-                              static_cast<std::uint64_t>(b);
-    if (auto it = merged.find(key); it != merged.end()) {
-      out.flows[it->second].bytes += bytes;
-      return;
-    }
-    Flow f = make_flow(platform, platform.gpu(a), platform.gpu(b), bytes, phase);
-    alpha = std::max(alpha, f.route->latency);
-    if (bytes > 0) {
+  for (std::size_t p = 0; p < group.phases.size(); ++p)
+    for (const Transfer& t : group.phases[p]) {
+      const double bytes = group.bytes.value * t.share;
+      if (t.from == t.to || bytes <= 0) continue;
+      const std::uint64_t key = (static_cast<std::uint64_t>(p) << 48) ^ (static_cast<std::uint64_t>(t.from) << 24) ^
+                                static_cast<std::uint64_t>(t.to);
+      if (auto it = merged.find(key); it != merged.end()) {
+        out.flows[it->second].bytes += bytes;
+        continue;
+      }
       merged.emplace(key, out.flows.size());
-      out.flows.push_back(f);
+      out.flows.push_back(make_flow(platform, platform.gpu(t.from), platform.gpu(t.to), bytes, static_cast<int>(p)));
     }
-  };
-  if (!group.phases.empty()) {  // planned: the chosen algorithm's transfers, phase after phase
-    for (std::size_t p = 0; p < group.phases.size(); ++p)
-      for (const Transfer& t : group.phases[p]) edge(t.from, t.to, group.bytes.value * t.share, static_cast<int>(p));
-    out.phases = static_cast<int>(group.phases.size());
-    out.latency = group.latency * group.calls;
-    return out;
-  }
-  if (group.collective == Collective::SendRecv) {
-    if (n == 2) edge(group.gpus[0], group.gpus[1], group.bytes.value, 0);
-    out.latency = alpha * group.calls;
-    return out;
-  }
-  if (n < 2) return out;
-  const double steps = 2.0 * (n - 1);
-  for (int i = 0; i < n; ++i) edge(group.gpus[i], group.gpus[(i + 1) % n], group.bytes.value * steps / n, 0);
-  out.latency = alpha * (steps * group.calls);
+  out.phases = std::max(1, static_cast<int>(group.phases.size()));
+  out.latency = group.latency * group.calls;
   return out;
 }
 

@@ -1,12 +1,10 @@
-// Flow-level collectives (ARCHITECTURE.md "Simulating fast"). A group planned by the CommPlanner runs its chosen
-// algorithm's transfers (core/plan/comm_planner.hpp): one flow per transfer of share x bytes (ring edges of every
-// channel, tree edges up and down, NVLS exchanges, point-to-point sends), phase after phase (a hierarchical
-// all-reduce: reduce-scatter in the nodes, all-reduce across them, all-gather), then calls x the planned latency.
-// A group built by hand (no phases) runs as before the planner: a ring all-reduce of S bytes per rank over n GPUs is
-// n concurrent flows gpus[i] -> gpus[(i+1) % n] of 2(n-1)/n x S bytes each, then 2(n-1) x calls x alpha of latency;
-// a send is one flow of S bytes, then calls x alpha; alpha is the largest route latency among the group's flows.
-// Flows pay no latency of their own (platform.hpp), so the latency term is the whole latency. The groups of a step run
-// concurrently and share links through SimGrid's max-min model; a step ends with its slowest group.
+// Flow-level collectives (ARCHITECTURE.md "Simulating fast"). A group runs the transfers the CommPlanner chose for it
+// (core/plan/comm_planner.hpp): one flow per transfer of share x bytes (ring edges of every channel, tree edges up and
+// down, NVLS exchanges, point-to-point sends), phase after phase (a hierarchical all-reduce: reduce-scatter in the
+// nodes, all-reduce across them, all-gather), then calls x the planned latency. Flows pay no latency of their own
+// (platform.hpp), so the planned latency is the whole latency. A group the planner did not plan is refused
+// (require_planned(): std::logic_error); one that moves nothing takes no time. The groups of a step run concurrently
+// and share links through SimGrid's max-min model; a step ends with its slowest group.
 #pragma once
 
 #include <map>
@@ -51,7 +49,7 @@ FlowStep compile_step(const Platform& platform, const CommStep& step);
 // A SimGrid failure propagates after the step's other flows are cancelled. Each flow is a mailbox comm between a sender
 // actor on its source host and a receiver actor on its destination host, one of each per host and batch: SimGrid 3.32
 // files every direct host-to-host comm (Comm::sendto) on one list that each ending comm scans, quadratic in the flows
-// in flight (74% of the 4,096-GPU fleet's time); a mailbox comm sits on its two actors' short lists only.
+// in flight (at fleet scale, most of the run); a mailbox comm sits on its two actors' short lists only.
 // With `rates`, also the average rate of each flow (bytes over its duration; groups and flows in order).
 std::vector<Seconds> run_step(const FlowStep& step, InFlight& inflight, std::vector<double>* rates = nullptr);
 

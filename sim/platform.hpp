@@ -15,7 +15,7 @@
 // break ties the same way for every pair and funnel all traffic between two leaf groups through one spine.
 // Links carry bandwidth only (zero latency in SimGrid): with CM02 a flow's share of a link is inversely proportional
 // to its route latency (RTT-unfair, TCP-like); InfiniBand/RoCE fabrics share closer to max-min fair. Latency is added
-// analytically by the collectives (alpha per step, sim/collective.hpp) from route().latency.
+// analytically: a collective's is the CommPlanner's (sim/collective.hpp), a checkpoint write's its route().latency.
 #pragma once
 
 #include <cstdint>

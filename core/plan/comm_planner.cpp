@@ -373,8 +373,9 @@ double refine(const CommConstants& k, const PhaseSpec& s, Protocol p, double bus
 
 std::optional<std::pair<CommPlanner::Option, std::vector<double>>> CommPlanner::evaluate(const Built& b, Protocol p,
                                                                                          Bytes size) const {
-  if (!k_.protocol_enabled[idx(p)]) return std::nullopt;
   if ((b.algorithm == Algorithm::Nvls || b.algorithm == Algorithm::P2p) && p != Protocol::Simple) return std::nullopt;
+  // NCCL_PROTO restricts the collectives' tuning only: point-to-point runs Simple whatever it says.
+  if (!k_.protocol_enabled[idx(p)] && b.algorithm != Algorithm::P2p) return std::nullopt;
   Option o{b.algorithm, p, Seconds(0), Seconds(0), BytesPerSecond(0)};
   std::vector<double> wire(b.phases.size(), 1.0);
   double transfer = 0;

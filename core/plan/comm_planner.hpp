@@ -42,11 +42,13 @@ class CommPlanner {
     BytesPerSecond algbw;  // size / time
   };
   // Every enabled way to run the collective on these GPUs (global indices, rank order), in the planner's order:
-  // algorithms as the collective lists them, protocols LL, LL128, Simple. Empty for fewer than two distinct GPUs.
+  // algorithms as the collective lists them, protocols LL, LL128, Simple (point-to-point: Simple, enabled or not, as
+  // in NCCL). Empty for fewer than two distinct GPUs.
   std::vector<Option> options(Collective c, const std::vector<int>& gpus, Bytes size, int root = 0) const;
 
   // Plans `calls` calls of `size` bytes each: the fastest option (ties to the earlier), or `force` if given and
-  // possible (else the fastest). The group's bytes are size x calls.
+  // possible (else the fastest). The group's bytes are size x calls. Without any option the group has no phases: it
+  // moves nothing (fewer than two distinct GPUs) or cannot run under these constants (require_planned() refuses it).
   CommGroup plan(Collective c, std::vector<int> gpus, Bytes size, int calls = 1, int root = 0,
                  std::optional<std::pair<Algorithm, Protocol>> force = std::nullopt) const;
 

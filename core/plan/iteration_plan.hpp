@@ -29,14 +29,23 @@ struct CommGroup {
   int calls = 1;          // collective calls these bytes are spread over (each pays the per-call latency)
   int root = 0;           // index into gpus: the root of a broadcast or reduce
 
-  // Filled by the CommPlanner. A group without phases (built by hand) is executed and costed as before the planner:
-  // a ring all-reduce along `gpus`, or one send, with the alpha-beta latency of the route.
+  // Filled by the CommPlanner (core/plan/comm_planner.hpp): drivers execute the phases and the cost model reads
+  // `predicted`, nothing else. No phases means the group moves nothing (fewer than two distinct GPUs); any other
+  // group without phases is refused by both (require_planned()).
   Algorithm algorithm = Algorithm::Ring;
   Protocol protocol = Protocol::Simple;
   std::vector<CommPhase> phases{};
   Seconds latency{};    // per call, from the cost model; the sim adds calls x latency after the flows
   Seconds predicted{};  // the closed form: all calls, uncontended
 };
+
+// Fewer than two distinct GPUs: nothing to move, no phases, zero time.
+bool moves_nothing(const CommGroup& g);
+// Throws std::logic_error naming the group (describe()) when it has no phases yet moves something: every group a
+// driver executes or the cost model costs comes from CommPlanner::plan().
+void require_planned(const CommGroup& g);
+// "all_reduce of 1e+09 bytes on GPUs 0, 8, 16", for error messages.
+std::string describe(const CommGroup& g);
 
 struct CommStep {
   std::string label;  // "tp", "pp", "dp"

@@ -35,7 +35,7 @@ std::string join(const std::vector<std::string>& parts, const char* sep) {
 
 // Ring channels of a planned ring group: the transfers leaving its first member.
 int ring_channels_of(const CommGroup& g) {
-  if (g.algorithm != Algorithm::Ring || g.phases.empty() || g.gpus.empty()) return 1;
+  if (g.algorithm != Algorithm::Ring) return 1;
   int count = 0;
   for (const Transfer& t : g.phases[0]) count += t.from == g.gpus[0];
   return std::max(1, count);
@@ -56,7 +56,8 @@ std::vector<std::pair<std::string, std::string>> nccl_env(const Topology& topo, 
   int min_ctas = 1;
   for (const CommStep& s : steps)
     for (const CommGroup& g : s.groups) {
-      if (g.phases.empty()) continue;
+      if (moves_nothing(g)) continue;
+      require_planned(g);
       if (const char* a = nccl_algo_name(g.algorithm))
         if (std::find(algos.begin(), algos.end(), a) == algos.end()) algos.push_back(a);
       std::string p = to_string(g.protocol);

@@ -26,7 +26,8 @@ std::string nic_name(int local_gpu);
 // split intra- and inter-node communicators, so they add "Ring"); NCCL_MIN_CTAS: the most ring channels a group
 // uses, NCCL_MAX_CTAS: the constants' channels; NCCL_IB_HCA: the NICs of the local GPUs the job uses ("=" for an
 // exact match, port 1); NCCL_SOCKET_IFNAME, NCCL_IB_TIMEOUT, NCCL_IB_RETRY_CNT from the constants; NCCL_TOPO_FILE
-// when `topo_file` is not empty. In a stable order.
+// when `topo_file` is not empty. In a stable order. Every group that moves something must be planned
+// (require_planned()).
 std::vector<std::pair<std::string, std::string>> nccl_env(const Topology& topo, const std::vector<int>& gpus,
                                                           const std::vector<CommStep>& steps, const CommConstants& k,
                                                           const std::string& topo_file = "");

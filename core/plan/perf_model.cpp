@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <stdexcept>
 
 namespace tt {
 
@@ -11,25 +12,9 @@ RankCoord rank_coord(const Parallelism& p, int rank) {
 
 int rank_of(const Parallelism& p, RankCoord c) { return c.tp + p.tp * (c.dp + p.dp * c.pp); }
 
-Seconds comm_group_time(const CommGroup& g, const Topology& topo) {
-  if (!g.phases.empty()) return g.predicted;
-  const auto n = static_cast<int>(g.gpus.size());
-  if (n < 2) return Seconds(0);
-  BytesPerSecond narrowest(0);
-  Seconds alpha(0);
-  auto edge = [&](int a, int b) {
-    Path p = topo.path(gpu_vertex(topo, a), gpu_vertex(topo, b));
-    BytesPerSecond bw = topo.bottleneck(p);
-    if (narrowest.value == 0 || bw < narrowest) narrowest = bw;
-    alpha = std::max(alpha, topo.latency(p));
-  };
-  if (g.collective == Collective::SendRecv) {
-    edge(g.gpus[0], g.gpus[1]);
-    return g.bytes / narrowest + alpha * g.calls;
-  }
-  for (int i = 0; i < n; ++i) edge(g.gpus[i], g.gpus[(i + 1) % n]);
-  double steps = 2.0 * (n - 1);
-  return Bytes(g.bytes.value * steps / n) / narrowest + alpha * (steps * g.calls);
+Seconds comm_group_time(const CommGroup& g) {
+  require_planned(g);
+  return g.predicted;
 }
 
 IterationPlan plan_iteration(const JobSpec& job, const Topology& topo, const std::vector<int>& gpus,
@@ -52,6 +37,17 @@ IterationPlan plan_iteration(const JobSpec& job, const Topology& topo, const std
   const double bubble = 1.0 + (par.pp - 1) / micro_batches;
   plan.compute = flops / (topo.gpu().dense_bf16 * k.compute_efficiency) * bubble;
 
+  // The planner leaves a group without phases when nothing it may use can run it: comm settings such as
+  // comm.algorithms ["nvls"] for a group across nodes.
+  auto plan_group = [&](Collective c, std::vector<int> members, Bytes size, int calls) {
+    CommGroup g = planner.plan(c, std::move(members), size, calls);
+    if (g.phases.empty() && !moves_nothing(g))
+      throw std::invalid_argument("job " + job.name +
+                                  ": the comm settings (comm.algorithms, comm.protocols) leave no way to run " +
+                                  describe(g));
+    return g;
+  };
+
   const double params = job.model.parameters();
   const double layers_per_stage = static_cast<double>(job.model.layers) / par.pp;
   const double activation = static_cast<double>(job.seq_len) * job.model.hidden * k.activation_bytes;
@@ -64,7 +60,7 @@ IterationPlan plan_iteration(const JobSpec& job, const Topology& topo, const std
         std::vector<int> members;
         for (int tp = 0; tp < par.tp; ++tp) members.push_back(gpus[rank_of(par, {tp, dp, pp})]);
         const int calls = static_cast<int>(4 * layers_per_stage * micro_batches);
-        step.groups.push_back(planner.plan(Collective::AllReduce, std::move(members), Bytes(activation), calls));
+        step.groups.push_back(plan_group(Collective::AllReduce, std::move(members), Bytes(activation), calls));
       }
     plan.steps.push_back(std::move(step));
   }
@@ -76,9 +72,9 @@ IterationPlan plan_iteration(const JobSpec& job, const Topology& topo, const std
       for (int dp = 0; dp < par.dp; ++dp)
         for (int tp = 0; tp < par.tp; ++tp) {
           const int calls = static_cast<int>(2 * micro_batches);
-          step.groups.push_back(planner.plan(Collective::SendRecv,
-                                             {gpus[rank_of(par, {tp, dp, pp})], gpus[rank_of(par, {tp, dp, pp + 1})]},
-                                             Bytes(activation / par.tp), calls));
+          step.groups.push_back(plan_group(Collective::SendRecv,
+                                           {gpus[rank_of(par, {tp, dp, pp})], gpus[rank_of(par, {tp, dp, pp + 1})]},
+                                           Bytes(activation / par.tp), calls));
         }
     plan.steps.push_back(std::move(step));
   }
@@ -89,8 +85,8 @@ IterationPlan plan_iteration(const JobSpec& job, const Topology& topo, const std
       for (int tp = 0; tp < par.tp; ++tp) {
         std::vector<int> members;
         for (int dp = 0; dp < par.dp; ++dp) members.push_back(gpus[rank_of(par, {tp, dp, pp})]);
-        step.groups.push_back(planner.plan(Collective::AllReduce, std::move(members),
-                                           Bytes(params / (par.tp * par.pp) * k.grad_bytes_per_param)));
+        step.groups.push_back(plan_group(Collective::AllReduce, std::move(members),
+                                         Bytes(params / (par.tp * par.pp) * k.grad_bytes_per_param), 1));
       }
     plan.steps.push_back(std::move(step));
   }
@@ -102,7 +98,7 @@ IterationPlan plan_iteration(const JobSpec& job, const Topology& topo, const std
   plan.predicted_iteration = plan.compute;
   for (const auto& step : plan.steps) {
     Seconds slowest(0);
-    for (const auto& g : step.groups) slowest = std::max(slowest, comm_group_time(g, topo));
+    for (const auto& g : step.groups) slowest = std::max(slowest, comm_group_time(g));
     plan.predicted_iteration += slowest;
   }
   return plan;

@@ -21,7 +21,9 @@ struct RankCoord {
 RankCoord rank_coord(const Parallelism& p, int rank);
 int rank_of(const Parallelism& p, RankCoord c);
 
-// `gpus` are global GPU indices in rank order (job.gpus of them).
+// `gpus` are global GPU indices in rank order (job.gpus of them). Throws std::invalid_argument naming the job when
+// the comm settings leave no algorithm and protocol that can run one of its groups on these GPUs (comm.algorithms
+// ["nvls"] for a group across nodes: NCCL would fail the call too).
 IterationPlan plan_iteration(const JobSpec& job, const Topology& topo, const std::vector<int>& gpus,
                              const PerfConstants& k);
 // The same with a caller's CommPlanner over `topo` and comm_constants(topo.gpu(), k.comm), whose route cache then
@@ -29,9 +31,8 @@ IterationPlan plan_iteration(const JobSpec& job, const Topology& topo, const std
 IterationPlan plan_iteration(const JobSpec& job, const Topology& topo, const std::vector<int>& gpus,
                              const PerfConstants& k, const CommPlanner& planner);
 
-// Uncontended time of one communication group: a planned group's prediction. A group built by hand (no phases) as
-// before the planner: a ring all-reduce takes 2(n-1)/n x S / B + 2(n-1) x calls x alpha with B the narrowest link and
-// alpha the largest path latency along the ring; a send takes S / B + calls x alpha.
-Seconds comm_group_time(const CommGroup& g, const Topology& topo);
+// Uncontended time of one communication group: the CommPlanner's prediction (zero for a group that moves nothing).
+// Throws std::logic_error for a group the planner did not plan (require_planned()).
+Seconds comm_group_time(const CommGroup& g);
 
 }  // namespace tt

@@ -1,7 +1,7 @@
 // PairIndex: a dense map from a pair (a, b), both below n, to a slot its owner fills with a 1-based position in its own
-// pool (0: nothing yet). Rows are allocated for the a's that are used. A lookup is a few memory reads where a hash map
-// of millions of pairs was the slowest entry of the 4,096-GPU month's profile (sim/platform.cpp routes and mailboxes,
-// core/plan/comm_planner.cpp route fractions).
+// pool (0: nothing yet). Rows are allocated for the a's that are used. A lookup is a few memory reads, not a hash probe:
+// fleet-scale runs look up millions of pairs (sim/platform.cpp routes and mailboxes, core/plan/comm_planner.cpp route
+// fractions).
 #pragma once
 
 #include <algorithm>

@@ -1,14 +1,16 @@
-// Flow-level collectives against the alpha-beta closed form, and sharing of a bottleneck between two of them.
+// Flow-level collectives: a planned ring all-reduce takes the planner's predicted time on an idle fabric, its bandwidth
+// term is the ring's 2(n-1)/n x S over the links' rate, and two rings sharing one bottleneck link each get half of it.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "sim/collective.hpp"
 #include "sim/isolated.hpp"
 #include "tests/sim/sim_fixtures.hpp"
 
 using namespace tt;
-using tt::testing::all_reduce;
 using tt::testing::fabric;
+using tt::testing::ring_all_reduce;
 
 namespace {
 
@@ -25,41 +27,51 @@ nlohmann::json time_in_child(const Topology& topo, const std::vector<CommStep>& 
   }));
 }
 
-double ring_closed_form(int n, double bytes, double bandwidth, double alpha, int calls) {
-  return 2.0 * (n - 1) / n * bytes / bandwidth + 2.0 * (n - 1) * calls * alpha;
+// The bandwidth term of `calls` ring all-reduces of `bytes` each over n GPUs on links of `bandwidth`.
+double ring_transfer(int n, double bytes, double bandwidth, int calls) {
+  return calls * 2.0 * (n - 1) / n * bytes / bandwidth;
+}
+
+// Simulates `calls` planned ring all-reduces of `bytes` each over `gpus`, alone: they take the predicted time, and what
+// is left after the latency is the ring's bandwidth term over links of `link` bytes per second. Returns the timing.
+nlohmann::json check_ring(const Topology& topo, const CommPlanner& planner, std::vector<int> gpus, double bytes,
+                          int calls, double link) {
+  const int n = static_cast<int>(gpus.size());
+  const CommGroup g = ring_all_reduce(planner, std::move(gpus), bytes, calls);
+  auto j = time_in_child(topo, {CommStep{"ring", {g}}});
+  const double simulated = j["total"].get<double>();
+  INFO("simulated " << simulated << " s, predicted " << g.predicted.value << " s");
+  CHECK(simulated == Approx(g.predicted.value).epsilon(0.01));
+  CHECK(simulated - calls * g.latency.value == Approx(ring_transfer(n, bytes, link, calls)).epsilon(0.01));
+  return j;
 }
 
 }  // namespace
 
-TEST_CASE("sim: a ring all-reduce on an uncontended fabric matches the alpha-beta closed form", "[sim]") {
+TEST_CASE("sim: a planned ring all-reduce on an uncontended fabric takes the predicted time", "[sim]") {
   const double S = 1e9;
   SECTION("8 GPUs on one rail across 8 nodes (NIC links through the rail leaf)") {
     Topology topo = make_rail_optimized(fabric(8, 8, 8));
+    CommPlanner planner(topo, comm_constants(topo.gpu()));
     std::vector<int> rail0;
     for (int node = 0; node < 8; ++node) rail0.push_back(node * 8);
-    CommStep step{"dp", {all_reduce(rail0, S, 3)}};
-    auto j = time_in_child(topo, {step});
-    const double expected = ring_closed_form(8, S, 50e9, 2e-6, 3);
-    INFO("simulated " << j["total"].get<double>() << " s, closed form " << expected << " s");
-    CHECK(j["total"].get<double>() == Approx(expected).epsilon(0.01));
+    auto j = check_ring(topo, planner, rail0, S, 3, 50e9 * planner.constants().net_efficiency);
     CHECK(j["settings"]["network/model"] == "CM02");
     CHECK(j["settings"]["network/TCP-gamma"] == "0");
     CHECK(j["settings"].contains("simgrid_version"));
   }
   SECTION("8 GPUs inside one node (NVLink through the NVSwitch)") {
     Topology topo = make_single_node(fabric(1, 8, 1));
-    CommStep step{"tp", {all_reduce({0, 1, 2, 3, 4, 5, 6, 7}, S, 100)}};
-    auto j = time_in_child(topo, {step});
-    const double expected = ring_closed_form(8, S, 450e9, 1e-6, 100);
-    INFO("simulated " << j["total"].get<double>() << " s, closed form " << expected << " s");
-    CHECK(j["total"].get<double>() == Approx(expected).epsilon(0.01));
+    CommPlanner planner(topo, comm_constants(topo.gpu()));
+    check_ring(topo, planner, {0, 1, 2, 3, 4, 5, 6, 7}, S, 100, 450e9 * planner.constants().nvlink_efficiency);
   }
   SECTION("steps run in order and add up") {
     Topology topo = make_single_node(fabric(1, 8, 1));
-    CommStep a{"a", {all_reduce({0, 1, 2, 3}, S)}};
-    CommStep b{"b", {all_reduce({4, 5, 6, 7}, 2 * S)}};
+    CommPlanner planner(topo, comm_constants(topo.gpu()));
+    CommStep a{"a", {ring_all_reduce(planner, {0, 1, 2, 3}, S)}};
+    CommStep b{"b", {ring_all_reduce(planner, {4, 5, 6, 7}, 2 * S)}};
     auto j = time_in_child(topo, {a, b});
-    const double expected = ring_closed_form(4, S, 450e9, 1e-6, 1) + ring_closed_form(4, 2 * S, 450e9, 1e-6, 1);
+    const double expected = (a.groups[0].predicted + b.groups[0].predicted).value;
     CHECK(j["total"].get<double>() == Approx(expected).epsilon(0.01));
   }
 }
@@ -71,19 +83,46 @@ TEST_CASE("sim: two all-reduces sharing one bottleneck link each get half of it"
   p.spines = 1;
   p.oversubscription = 2.0;
   Topology topo = make_leaf_spine(p);
-  const double S = 1e9, B = 50e9, alpha = 4e-6;
+  CommPlanner planner(topo, comm_constants(topo.gpu()));
+  const double S = 1e9, B = 50e9;
   REQUIRE(topo.bottleneck(topo.path(topo.gpu_vertex(0, 0), topo.gpu_vertex(2, 0))).value == Approx(B));
 
-  auto alone = time_in_child(topo, {CommStep{"dp", {all_reduce({0, 2}, S)}}});
-  auto both = time_in_child(topo, {CommStep{"dp", {all_reduce({0, 2}, S), all_reduce({1, 3}, S)}}});
-  const double solo = ring_closed_form(2, S, B, alpha, 1);
-  const double shared = ring_closed_form(2, S, B / 2, alpha, 1);
-  CHECK(alone["total"].get<double>() == Approx(solo).epsilon(0.01));
+  const CommGroup a = ring_all_reduce(planner, {0, 2}, S), b = ring_all_reduce(planner, {1, 3}, S);
+  const double solo_transfer = (a.predicted - a.latency).value;
+  CHECK(solo_transfer == Approx(ring_transfer(2, S, B * planner.constants().net_efficiency, 1)));
+  auto alone = time_in_child(topo, {CommStep{"dp", {a}}});
+  auto both = time_in_child(topo, {CommStep{"dp", {a, b}}});
+  CHECK(alone["total"].get<double>() == Approx(a.predicted.value).epsilon(0.01));
   for (int g = 0; g < 2; ++g) {
     INFO("group " << g);
-    CHECK(both["groups"][0][g].get<double>() == Approx(shared).epsilon(0.01));
+    CHECK(both["groups"][0][g].get<double>() == Approx(a.latency.value + 2 * solo_transfer).epsilon(0.01));
   }
   // Rings that do not cross the uplink (n0 with n1 under one leaf) do not slow each other down.
-  auto local = time_in_child(topo, {CommStep{"dp", {all_reduce({0, 1}, S), all_reduce({2, 3}, S)}}});
-  CHECK(local["groups"][0][0].get<double>() == Approx(ring_closed_form(2, S, B, 2e-6, 1)).epsilon(0.01));
+  const CommGroup c = ring_all_reduce(planner, {0, 1}, S), d = ring_all_reduce(planner, {2, 3}, S);
+  auto local = time_in_child(topo, {CommStep{"dp", {c, d}}});
+  CHECK(local["groups"][0][0].get<double>() == Approx(c.predicted.value).epsilon(0.01));
+  CHECK(local["groups"][0][1].get<double>() == Approx(d.predicted.value).epsilon(0.01));
+}
+
+TEST_CASE("sim: a group the planner did not plan is refused; one that moves nothing takes no time", "[sim]") {
+  Topology topo = make_single_node(fabric(1, 8, 1));
+  CommGroup unplanned;
+  unplanned.gpus = {0, 1};
+  unplanned.bytes = Bytes(1e9);
+  auto error = nlohmann::json::parse(sim::run_isolated([&] {
+    try {
+      sim::time_collectives(topo, {CommStep{"dp", {unplanned}}});
+      return std::string("{}");
+    } catch (const std::logic_error& e) {
+      return nlohmann::json{{"error", e.what()}}.dump();
+    }
+  }));
+  REQUIRE(error.contains("error"));
+  CHECK_THAT(error["error"].get<std::string>(), Catch::Contains("all_reduce") && Catch::Contains("GPUs 0, 1"));
+
+  CommPlanner planner(topo, comm_constants(topo.gpu()));
+  const CommGroup alone = planner.plan(Collective::AllReduce, {3}, Bytes(1e9));
+  REQUIRE(alone.phases.empty());
+  auto j = time_in_child(topo, {CommStep{"tp", {alone}}});
+  CHECK(j["total"].get<double>() == 0);
 }

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/model/gpu.hpp"
+#include "core/plan/comm_planner.hpp"
 #include "core/plan/iteration_plan.hpp"
 #include "core/topo/generators.hpp"
 
@@ -25,13 +26,10 @@ inline FabricParams fabric(int nodes, int gpus_per_node, int nodes_per_group) {
   return p;
 }
 
-inline CommGroup all_reduce(std::vector<int> gpus, double bytes, int calls = 1) {
-  CommGroup g;
-  g.collective = Collective::AllReduce;
-  g.gpus = std::move(gpus);
-  g.bytes = Bytes(bytes);
-  g.calls = calls;
-  return g;
+// `calls` ring all-reduces (Ring/Simple, forced) of `bytes` each over `gpus`, as the planner lays them out.
+inline CommGroup ring_all_reduce(const CommPlanner& planner, std::vector<int> gpus, double bytes, int calls = 1) {
+  return planner.plan(Collective::AllReduce, std::move(gpus), Bytes(bytes), calls, 0,
+                      std::make_pair(Algorithm::Ring, Protocol::Simple));
 }
 
 inline nlohmann::json seconds_json(const std::vector<Seconds>& v) {

@@ -167,6 +167,22 @@ TEST_CASE("planner: transfers of each algorithm, and predict() from them equals 
   CHECK(planner.plan(Collective::AllReduce, {3}, size).phases.empty());
 }
 
+TEST_CASE("planner: point-to-point runs Simple whatever the protocols allow, as NCCL's send/recv does",
+          "[unit][plan]") {
+  Topology topo = h100_nodes(2);
+  CommOverrides o;
+  o.protocols = std::vector<Protocol>{Protocol::LL};
+  CommPlanner planner(topo, comm_constants(topo.gpu(), o));
+  for (Collective c : {Collective::SendRecv, Collective::AllToAll}) {
+    CommGroup g = planner.plan(c, {0, 8}, Bytes(1e6));
+    INFO(to_string(c));
+    CHECK(g.algorithm == Algorithm::P2p);
+    CHECK(g.protocol == Protocol::Simple);
+    CHECK(!g.phases.empty());
+  }
+  CHECK(planner.plan(Collective::AllReduce, {0, 8}, Bytes(1e6)).protocol == Protocol::LL);
+}
+
 TEST_CASE("planner: a pair across nodes on one rail exchanges over that rail, at least the payload", "[unit][plan]") {
   // The transfers name GPUs, not links: a driver routes them over what is up (sim/platform.hpp).
   Topology topo = h100_nodes(2);

@@ -1,6 +1,7 @@
 #include "core/plan/perf_model.hpp"
 
 #include <catch2/catch.hpp>
+#include <stdexcept>
 
 #include "tests/core/scenario_fixture.hpp"
 
@@ -48,14 +49,61 @@ TEST_CASE("perf model: groups follow Megatron rank order; data-parallel rings st
   CHECK(plan.checkpoint_bytes_per_writer.value == Approx(j.model.parameters() * 14 / 8));
 }
 
-TEST_CASE("perf model: a ring all-reduce costs 2(n-1)/n S/B + 2(n-1) alpha", "[unit][plan]") {
+TEST_CASE("perf model: an iteration costs its compute plus each step's slowest planned group", "[unit][plan]") {
   Topology topo = testing::rail_cluster(4);
+  JobSpec j = testing::job("j", "q", 32);
+  j.parallel = {8, 2, 2};
+  std::vector<int> gpus(32);
+  for (int i = 0; i < 32; ++i) gpus[i] = i;
+  IterationPlan plan = plan_iteration(j, topo, gpus, PerfConstants{});
+  Seconds expected = plan.compute;
+  for (const CommStep& step : plan.steps) {
+    Seconds slowest(0);
+    for (const CommGroup& g : step.groups) {
+      INFO(step.label << ": " << describe(g));
+      REQUIRE(!g.phases.empty());
+      CHECK(comm_group_time(g) == g.predicted);
+      slowest = std::max(slowest, g.predicted);
+    }
+    CHECK(slowest.value > 0);
+    expected += slowest;
+  }
+  CHECK(plan.predicted_iteration.value == Approx(expected.value));
+}
+
+TEST_CASE("perf model: a group the planner did not plan is refused; one that moves nothing costs nothing",
+          "[unit][plan]") {
   CommGroup g;
-  g.gpus = {0, 8, 16, 24};  // rail 0 across four nodes of one group: GPU -> leaf -> GPU
+  g.gpus = {0, 8, 16, 24};
   g.bytes = Bytes(1e9);
-  Path p = topo.path(gpu_vertex(topo, 0), gpu_vertex(topo, 8));
-  double alpha = topo.latency(p).value;
-  double bw = topo.bottleneck(p).value;
-  CHECK(bw == Approx(50e9));
-  CHECK(comm_group_time(g, topo).value == Approx(2.0 * 3 / 4 * 1e9 / bw + 6 * alpha));
+  CHECK_THROWS_MATCHES(comm_group_time(g), std::logic_error,
+                       Catch::Message("communication group not planned by the CommPlanner (no phases): all_reduce of "
+                                      "1e+09 bytes on GPUs 0, 8, 16, 24"));
+  g.gpus = {3, 3};
+  CHECK(comm_group_time(g).value == 0);
+}
+
+TEST_CASE("perf model: comm settings that cannot run a job's group stop the plan with the job's name",
+          "[unit][plan]") {
+  Topology topo = testing::rail_cluster(4);
+  JobSpec j = testing::job("j", "q", 16);
+  j.parallel = {8, 1, 2};  // data-parallel pairs across two nodes
+  std::vector<int> gpus(16);
+  for (int i = 0; i < 16; ++i) gpus[i] = i;
+  PerfConstants k;
+  k.comm.algorithms = std::vector<Algorithm>{Algorithm::Nvls};  // NVLS runs inside one node only
+  CHECK_THROWS_WITH(plan_iteration(j, topo, gpus, k),
+                    Catch::StartsWith("job j: the comm settings") && Catch::Contains("all_reduce") &&
+                        Catch::Contains("GPUs 0, 8"));
+  // Send/recv runs Simple whatever the protocols allow, as in NCCL: a pipeline under LL alone still plans.
+  j.parallel = {8, 2, 1};
+  k.comm = CommOverrides{};
+  k.comm.protocols = std::vector<Protocol>{Protocol::LL};
+  IterationPlan plan = plan_iteration(j, topo, gpus, k);
+  REQUIRE(plan.steps.size() == 2);
+  CHECK(plan.steps[1].label == "pp");
+  for (const CommGroup& g : plan.steps[1].groups) {
+    CHECK(g.algorithm == Algorithm::P2p);
+    CHECK(g.protocol == Protocol::Simple);
+  }
 }
