@@ -7,8 +7,7 @@ BUILD ?= build
 JOBS ?= $(shell nproc)
 # CUDA kernels and the NCCL provider: AUTO (when nvcc and NCCL are found), ON (fail when they are not; CI), OFF.
 CUDA ?= AUTO
-# Compiler warnings as errors (TRAINTWIN_WERROR): ON in CI (CI=true, as CI services set it), OFF locally; WERROR=ON|OFF
-# overrides either.
+# Compiler warnings as errors (TRAINTWIN_WERROR): ON in CI (.ci/run passes WERROR=ON; CI=true does too), OFF locally.
 WERROR ?= $(if $(filter true 1,$(CI)),ON,OFF)
 
 .PHONY: demo test golden deps configure

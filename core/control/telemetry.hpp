@@ -42,9 +42,9 @@ class ControllerTelemetry {
   void fault(Seconds now);                      // a fault reached the controller (for alert.time_to_fire)
   void network(const NetworkSample& sample);    // the driver's latest throughput per node
   // After an event: evaluates the alert rules and takes the sample when due. The series are refreshed only when
-  // something reads them: alert rules, a sample, or a live endpoint (set_live); refreshing every job's series at every
-  // event was a fifth of a 4,096-GPU month. The per-job series only when recorded (telemetry.job_series), for alert
-  // rules or a live endpoint: finish() sets them for the report.
+  // something reads them (alert rules, a sample, or a live endpoint: set_live), so that an event costs no work per
+  // job. The per-job series only when recorded (telemetry.job_series), for alert rules or a live endpoint: finish()
+  // sets them for the report.
   void step(Seconds now, const ClusterView& cluster, const std::function<JobView(int)>& job, std::vector<Action>& out);
   void set_live(bool live) { live_ = live; }
   void finish(Seconds now, const ClusterView& cluster, const std::function<JobView(int)>& job);
