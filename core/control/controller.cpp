@@ -107,7 +107,9 @@ void Controller::Impl::set_state(int j, JobState to) {
   };
   counts(from, -1);
   counts(to, +1);
+  gpus_busy += ((to == JobState::Running) - (from == JobState::Running)) * sc.jobs[j].gpus;
   from = to;
+  telemetry.touch(j);
   if (to == JobState::Pending) rec.jobs[j].state = JobStatus::Pending;
   if (to == JobState::Running || to == JobState::Stalled) rec.jobs[j].state = JobStatus::Running;
   if (to == JobState::Completed) rec.jobs[j].state = JobStatus::Completed;
@@ -208,7 +210,14 @@ std::vector<Action> Controller::Impl::handle(const Event& event, Seconds now) {
   assert(!finished);
   std::vector<Action> out;
   run_due(now, out);
-  std::visit([&](const auto& e) { on(e, now, out); }, event);
+  std::visit(
+      [&](const auto& e) {
+        on(e, now, out);
+        if constexpr (requires { e.job; }) {
+          if (e.job >= 0 && e.job < static_cast<int>(jobs.size())) telemetry.touch(e.job);  // its record may have moved
+        }
+      },
+      event);
   schedule(now, out);
   sample(now);
   step_telemetry(now, out);
@@ -246,6 +255,7 @@ std::string Controller::pending_reason(int job) const {
 }
 const std::vector<int>& Controller::queue_usage() const { return impl_->sched.usage().used; }
 const std::vector<int>& Controller::job_gpus(int job) const { return impl_->jobs[job].gpus; }
+std::uint64_t Controller::scheduler_passes() const { return impl_->sched.passes(); }
 void Controller::set_live_metrics(bool live) { impl_->telemetry.set_live(live); }
 
 void Controller::set_driver(std::string name, std::map<std::string, std::string> info) {

@@ -52,6 +52,7 @@ class Controller {
   std::string pending_reason(int job) const;
   const std::vector<int>& queue_usage() const;
   const std::vector<int>& job_gpus(int job) const;
+  std::uint64_t scheduler_passes() const;  // scheduling passes run so far: a work counter for bench/regress
 
  private:
   struct Impl;

@@ -133,6 +133,12 @@ void Controller::Impl::swap_in_spares(int j, Seconds now, std::vector<Action>& o
   }
 }
 
+void Controller::Impl::add_out(int n, int delta) {
+  const bool was = node_out[n] > 0;
+  node_out[n] = std::max(0, node_out[n] + delta);
+  nodes_down += (node_out[n] > 0) - was;
+}
+
 void Controller::Impl::on(const NodeDown& e, Seconds now, std::vector<Action>& out) {
   const std::string& name = topo.nodes()[e.node].name;
   const bool one_gpu = e.gpu >= 0;
@@ -142,7 +148,7 @@ void Controller::Impl::on(const NodeDown& e, Seconds now, std::vector<Action>& o
   decide(now, "node_down", "", {name},
          one_gpu ? cause + " of " + topo.graph()[topo.gpu_vertex(e.node, e.gpu % topo.gpus_per_node())].name
                  : cause);
-  ++node_out[e.node];
+  add_out(e.node, +1);
   node_failed(e.node, now, out);
   refresh_node(e.node, now, "down: " + cause, out);
   const int gpn = topo.gpus_per_node();
@@ -160,7 +166,7 @@ void Controller::Impl::on(const NodeDown& e, Seconds now, std::vector<Action>& o
 
 void Controller::Impl::on(const NodeUp& e, Seconds now, std::vector<Action>& out) {
   const int n = e.node;
-  node_out[n] = std::max(0, node_out[n] - 1);
+  add_out(n, -1);
   std::string what = "repaired, back in service";
   if (drained[n]) {
     what = "repaired, but drained (lemon node)";
@@ -187,7 +193,7 @@ void Controller::Impl::on(const LinkDown& e, Seconds now, std::vector<Action>& o
   telemetry.fault(now);
   decide(now, "link_down", "", {}, "link " + topo.link(e.link).name + " down");
   if (int n = nic_node(e.link); n >= 0) {
-    ++node_out[n];
+    add_out(n, +1);
     refresh_node(n, now, "NIC link " + topo.link(e.link).name + " down", out);
   }
 }
@@ -195,7 +201,7 @@ void Controller::Impl::on(const LinkDown& e, Seconds now, std::vector<Action>& o
 void Controller::Impl::on(const LinkUp& e, Seconds now, std::vector<Action>& out) {
   decide(now, "link_up", "", {}, "link " + topo.link(e.link).name + " repaired");
   if (int n = nic_node(e.link); n >= 0) {
-    node_out[n] = std::max(0, node_out[n] - 1);
+    add_out(n, -1);
     refresh_node(n, now, "", out);
   }
   for (auto it = link_failures.begin(); it != link_failures.end();) {

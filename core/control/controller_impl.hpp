@@ -78,11 +78,13 @@ struct Controller::Impl {
   std::size_t next_submit = 0;
   std::set<std::pair<Seconds, int>> stalled;  // (detect_at, job)
   int running = 0, pending = 0, ended = 0;    // Running or Stalled; Pending; Completed or Abandoned
+  int gpus_busy = 0;                          // GPUs of the Running jobs (not Stalled)
+  int nodes_down = 0;                         // nodes with node_out > 0
   bool finished = false;
   // Fault handling (core/fault): availability of nodes, spares, lemons.
   DetectionRules rules;
   LemonPolicy lemon;
-  std::vector<int> node_out;                    // faults keeping each node out (crash, GPU, NIC cable)
+  std::vector<int> node_out;                    // faults keeping each node out (crash, GPU, NIC cable): add_out()
   std::vector<bool> spare, drained;
   std::vector<std::vector<Seconds>> node_failures;
   std::vector<LinkFailure> link_failures;
@@ -134,6 +136,7 @@ struct Controller::Impl {
   void on(const JobResumed& e, Seconds now, std::vector<Action>&);
 
   // --- node availability: a node takes work when no fault keeps it out and it is neither a spare nor drained ------
+  void add_out(int n, int delta);  // node_out[n] += delta (never below 0), nodes_down kept with it
   void refresh_node(int n, Seconds now, const std::string& reason, std::vector<Action>& out);
   void node_failed(int n, Seconds now, std::vector<Action>& out);
 

@@ -9,11 +9,7 @@
 namespace tt {
 
 ClusterView Controller::Impl::cluster_view() const {
-  ClusterView v{cluster.allocated_gpus(), 0, cluster.up_gpus(), running, pending, 0};
-  for (std::size_t j = 0; j < jobs.size(); ++j)
-    if (jobs[j].state == JobState::Running) v.gpus_busy += sc.jobs[j].gpus;
-  for (int out : node_out) v.nodes_down += out > 0;
-  return v;
+  return ClusterView{cluster.allocated_gpus(), gpus_busy, cluster.up_gpus(), running, pending, nodes_down};
 }
 
 JobView Controller::Impl::job_view(int j) const {

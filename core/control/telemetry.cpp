@@ -59,7 +59,7 @@ ControllerTelemetry::ControllerTelemetry(const Scenario& sc, RunRecord& rec) : s
     }
     auto job = [&](std::string_view name, bool record) {
       SeriesId id = m.add(name, l);
-      if (record && sc.telemetry.job_series) recorded.push_back(id);
+      if (record && sc.telemetry.records_jobs(sc.jobs.size())) recorded.push_back(id);
       return id;
     };
     ids.alive = job(k::kJobAlive, true);
@@ -84,6 +84,10 @@ ControllerTelemetry::ControllerTelemetry(const Scenario& sc, RunRecord& rec) : s
         {rule.name, to_promql(rule.condition), rule.for_duration, rule.severity, rule.labels, rule.summary});
   }
   queued_.assign(sc.queues.size(), 0);
+  pending_.assign(sc.jobs.size(), 0);
+  waiting_at_.assign(sc.jobs.size(), -1);
+  is_touched_.assign(sc.jobs.size(), 0);
+  is_stale_.assign(sc.jobs.size(), 0);
   recorder_.emplace(m, std::move(recorded), sc.telemetry.interval, kMaxRows);
 }
 
@@ -101,8 +105,54 @@ void ControllerTelemetry::network(const NetworkSample& s) {
   m.set(cluster_network_, total);
 }
 
-void ControllerTelemetry::refresh(Seconds now, const ClusterView& c, const std::function<JobView(int)>& job,
-                                  bool jobs) {
+void ControllerTelemetry::touch(int j) {
+  if (is_touched_[j]) return;
+  is_touched_[j] = 1;
+  touched_.push_back(j);
+}
+
+void ControllerTelemetry::set_pending(int j, bool pending) {
+  if (static_cast<bool>(pending_[j]) == pending) return;
+  pending_[j] = pending;
+  queued_[job_queue_[j]] += pending ? 1 : -1;
+  if (pending) {
+    waiting_at_[j] = static_cast<int>(waiting_.size());
+    waiting_.push_back(j);
+  } else {  // swap with the last
+    const int at = waiting_at_[j], last = waiting_.back();
+    waiting_[at] = last;
+    waiting_at_[last] = at;
+    waiting_.pop_back();
+  }
+}
+
+void ControllerTelemetry::set_job_series(int j, Seconds now, const JobView& v) {
+  MetricRegistry& m = rec_.metrics;
+  const JobRecord& jr = rec_.jobs[j];
+  const JobIds& ids = jobs_[j];
+  const std::string_view state = to_string(jr.state);
+  for (std::size_t s = 0; s < ids.state.size(); ++s) m.set(ids.state[s], state == metric::kJobStates[s]);
+  if (v.placed) {
+    m.set(ids.alive, v.alive);
+    m.set(ids.memory, job_memory_[j]);
+  } else {
+    m.clear(ids.alive);
+    m.clear(ids.memory);
+  }
+  m.set(ids.restarts, jr.restarts);
+  m.set(ids.checkpoints, jr.checkpoints);
+  m.set(ids.iterations, static_cast<double>(jr.iterations_done));
+  m.set(ids.target, static_cast<double>(jr.iterations_target));
+  m.set(ids.wait, v.pending ? (now - v.enqueued).value : 0);
+  if (!jr.checkpoint_write_times.empty()) m.set(ids.checkpoint_duration, jr.checkpoint_write_times.back().value);
+}
+
+void ControllerTelemetry::refresh(Seconds now, const ClusterView& c, const std::function<JobView(int)>& job) {
+  update(now, c, job, true, true, true);
+}
+
+void ControllerTelemetry::update(Seconds now, const ClusterView& c, const std::function<JobView(int)>& job,
+                                 bool jobs, bool all, bool waits) {
   MetricRegistry& m = rec_.metrics;
   m.set(gpus_allocated_, c.gpus_allocated);
   m.set(gpus_busy_, c.gpus_busy);
@@ -112,33 +162,45 @@ void ControllerTelemetry::refresh(Seconds now, const ClusterView& c, const std::
   m.set(jobs_pending_, c.jobs_pending);
   m.set(nodes_down_, c.nodes_down);
   m.set(nodes_up_, static_cast<double>(sc_.topology.nodes().size()) - c.nodes_down);
-  std::fill(queued_.begin(), queued_.end(), 0);
-  for (std::size_t j = 0; j < jobs_.size(); ++j) {
-    const JobView v = job(static_cast<int>(j));
-    queued_[job_queue_[j]] += v.pending;
-    if (!jobs) continue;
-    const JobRecord& jr = rec_.jobs[j];
-    const JobIds& ids = jobs_[j];
-    for (std::size_t s = 0; s < ids.state.size(); ++s) m.set(ids.state[s], to_string(jr.state) == metric::kJobStates[s]);
-    if (v.placed) {
-      m.set(ids.alive, v.alive);
-      m.set(ids.memory, job_memory_[j]);
-    } else {
-      m.clear(ids.alive);
-      m.clear(ids.memory);
+  if (all) {
+    for (int j : touched_) is_touched_[j] = 0;
+    touched_.clear();
+    for (int j = 0; j < static_cast<int>(jobs_.size()); ++j) touch(j);
+  }
+  touched_now_.clear();
+  for (int j : touched_) {
+    is_touched_[j] = 0;
+    const JobView v = job(j);
+    set_pending(j, v.pending);
+    if (jobs) {
+      if (!v.pending) set_job_series(j, now, v);  // a pending job's series are set below
+      else touched_now_.push_back(j);
+    } else if (!is_stale_[j]) {
+      is_stale_[j] = 1;
+      stale_.push_back(j);
     }
-    m.set(ids.restarts, jr.restarts);
-    m.set(ids.checkpoints, jr.checkpoints);
-    m.set(ids.iterations, static_cast<double>(jr.iterations_done));
-    m.set(ids.target, static_cast<double>(jr.iterations_target));
-    m.set(ids.wait, v.pending ? (now - v.enqueued).value : 0);
-    if (!jr.checkpoint_write_times.empty()) m.set(ids.checkpoint_duration, jr.checkpoint_write_times.back().value);
+  }
+  touched_.clear();
+  if (jobs) {
+    for (int j : stale_) {
+      is_stale_[j] = 0;
+      if (!pending_[j]) set_job_series(j, now, job(j));
+      else touched_now_.push_back(j);  // may be listed twice: setting a series twice costs nothing more
+    }
+    stale_.clear();
+    if (all || waits) {
+      for (int j : waiting_) set_job_series(j, now, job(j));  // the wait moves with time
+    } else {
+      for (int j : touched_now_) set_job_series(j, now, job(j));
+    }
   }
   for (std::size_t q = 0; q < queue_length_.size(); ++q) m.set(queue_length_[q], queued_[q]);
 }
 
 void ControllerTelemetry::record_transitions(Seconds now, std::vector<Action>& out) {
-  for (AlertTransition& t : alerts_.evaluate(rec_.metrics, now)) {
+  std::vector<AlertTransition> transitions = alerts_.evaluate(rec_.metrics, now);
+  rec_.metrics.clear_changes();  // seen: the next evaluation looks at what changes from here
+  for (AlertTransition& t : transitions) {
     const AlertSpec& rule = sc_.alerts[t.rule];
     auto labels = alert_labels(t.labels, rule);
     Decision d{now, t.fired ? "alert_firing" : "alert_resolved", "", {}, ""};
@@ -173,7 +235,8 @@ void ControllerTelemetry::step(Seconds now, const ClusterView& c, const std::fun
                                std::vector<Action>& out) {
   const bool due = sample_due(now);
   if (!live_ && !due && sc_.alerts.empty()) return;
-  refresh(now, c, job, live_ || !sc_.alerts.empty() || sc_.telemetry.job_series);
+  update(now, c, job, live_ || !sc_.alerts.empty() || sc_.telemetry.records_jobs(sc_.jobs.size()), false,
+         live_ || due);
   record_transitions(now, out);
   if (!due) return;
   recorder_->sample(rec_.metrics, now);

@@ -37,11 +37,16 @@ class ControllerTelemetry {
   ControllerTelemetry(const Scenario& scenario, RunRecord& record);
 
   // Sets every series from the controller state (no alert, no sample): the Controller calls it once when built, so
-  // a live endpoint has values before the first event. Without `jobs`, the per-job series are left as they are.
-  void refresh(Seconds now, const ClusterView& cluster, const std::function<JobView(int)>& job, bool jobs = true);
+  // a live endpoint has values before the first event.
+  void refresh(Seconds now, const ClusterView& cluster, const std::function<JobView(int)>& job);
+  // The job's state or record changed: its series are updated at the next step. An event's cost is then the jobs it
+  // touched (plus the pending jobs' wait, which moves with time), never every job.
+  void touch(int job);
   void fault(Seconds now);                      // a fault reached the controller (for alert.time_to_fire)
   void network(const NetworkSample& sample);    // the driver's latest throughput per node
-  // After an event: evaluates the alert rules and takes the sample when due. The series are refreshed only when
+  // After an event: evaluates the alert rules and takes the sample when due. A pending job's wait series is refreshed
+  // at each sample (and at each event on a live endpoint), like a gauge scraped at an interval. The series are
+  // refreshed only when
   // something reads them (alert rules, a sample, or a live endpoint: set_live), so that an event costs no work per
   // job. The per-job series only when recorded (telemetry.job_series), for alert rules or a live endpoint: finish()
   // sets them for the report.
@@ -69,12 +74,27 @@ class ControllerTelemetry {
   std::vector<JobIds> jobs_;
   std::vector<int> job_queue_;
   std::vector<double> job_memory_;
-  std::vector<int> queued_;  // scratch: pending jobs by queue
+  std::vector<int> queued_;        // pending jobs by queue
+  std::vector<char> pending_;      // by job: counted in queued_ and listed in waiting_
+  std::vector<int> waiting_;       // the pending jobs (unordered), whose wait series moves with time
+  std::vector<int> waiting_at_;    // by job: its index in waiting_
+  std::vector<int> touched_;       // jobs touched since the last update, each once
+  std::vector<int> touched_now_;   // scratch: the pending ones among them
+  std::vector<char> is_touched_;   // by job
+  std::vector<int> stale_;         // jobs whose series wait for an update with the per-job series on, each once
+  std::vector<char> is_stale_;     // by job
   std::vector<int> open_;    // per AlertRecord index still firing, by insertion order
   std::optional<SeriesRecorder> recorder_;
   Seconds next_sample_;
 
   void record_transitions(Seconds now, std::vector<Action>& out);
+  // The touched jobs' pending counts, and with `jobs` their series; with `all` every job counts as touched; with
+  // `waits` every pending job's wait (it moves with time: refreshed at each sample, on a live endpoint at each event,
+  // and for a job whenever it is touched, so that an event costs the jobs it touched, not the length of the queues).
+  void update(Seconds now, const ClusterView& cluster, const std::function<JobView(int)>& job, bool jobs, bool all,
+              bool waits);
+  void set_job_series(int j, Seconds now, const JobView& v);
+  void set_pending(int j, bool pending);
 };
 
 }  // namespace tt

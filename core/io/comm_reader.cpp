@@ -139,7 +139,7 @@ TelemetryOptions read_telemetry(JsonObject& root) {
   auto o = open_child(root, "telemetry", {"interval", "node_series", "job_series"});
   t.interval = opt_positive_seconds(o, "interval").value_or(t.interval);
   t.node_series = o.opt_boolean("node_series").value_or(t.node_series);
-  t.job_series = o.opt_boolean("job_series").value_or(t.job_series);
+  t.job_series = o.opt_boolean("job_series");
   o.finish();
   return t;
 }

@@ -143,9 +143,9 @@ std::vector<JobSpec> read_jobs(JsonObject& root, const std::vector<QueueSpec>& q
     if (j.model.heads % p.tp != 0)
       par.fail("tp", "a tensor-parallel degree that divides the model's " + std::to_string(j.model.heads) +
                          " attention heads, found " + std::to_string(p.tp));
-    if (j.model.layers % p.pp != 0)
-      par.fail("pp", "a pipeline-parallel degree that divides the model's " + std::to_string(j.model.layers) +
-                         " layers, found " + std::to_string(p.pp));
+    if (p.pp > j.model.layers)  // uneven stages are fine (pipeline_stage_layers), an empty one is not
+      par.fail("pp", "at most one pipeline stage per layer of the model (" + std::to_string(j.model.layers) +
+                         " layers), found " + std::to_string(p.pp));
     if (j.global_batch % p.dp != 0)
       o.fail("global_batch",
              "a global batch divisible by dp (" + std::to_string(p.dp) + "), found " + std::to_string(j.global_batch));

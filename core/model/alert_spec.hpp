@@ -3,6 +3,9 @@
 // compares with a threshold; an alert fires once its condition has held for `for_duration`.
 #pragma once
 
+#include <cstddef>
+#include <optional>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -47,8 +50,12 @@ struct AlertSpec {
 struct TelemetryOptions {
   Seconds interval = Seconds(60);
   bool node_series = false;  // record traintwin_node_network_bytes_per_second per node (one series per node)
-  bool job_series = true;    // record the per-job series (7 per job); off for fleets of thousands of jobs, whose
-                             // per-job figures are in report.json's jobs and whose metrics alerts still see
+  // Record the per-job series (7 per job). Unset: on up to kJobSeriesAuto jobs, off beyond (a fleet's per-job figures
+  // are in report.json's jobs, and alerts and the endpoint still see its per-job metrics), so that the recorded table
+  // stays bounded: at most 7 x kJobSeriesAuto job columns of at most 1,440 rows.
+  std::optional<bool> job_series;
+  static constexpr std::size_t kJobSeriesAuto = 1000;
+  bool records_jobs(std::size_t jobs) const { return job_series.value_or(jobs <= kJobSeriesAuto); }
 };
 
 }  // namespace tt

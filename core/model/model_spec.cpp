@@ -1,5 +1,7 @@
 #include "core/model/model_spec.hpp"
 
+#include <cassert>
+
 namespace tt {
 
 double ModelSpec::parameters() const {
@@ -29,6 +31,23 @@ const std::vector<ModelSpec>& presets() {
   return p;
 }
 }  // namespace
+
+std::vector<int> pipeline_stage_layers(int layers, int pp) {
+  assert(pp >= 1 && pp <= layers);
+  const int heavy = (layers + pp - 1) / pp;
+  std::vector<int> stages(static_cast<std::size_t>(pp), heavy);
+  int excess = heavy * pp - layers;  // < pp
+  for (int k = 0; excess > 0; ++k) {  // first, last, second, second to last, ...
+    const int stage = k % 2 == 0 ? k / 2 : pp - 1 - k / 2;
+    --stages[static_cast<std::size_t>(stage)];
+    --excess;
+  }
+  return stages;
+}
+
+double heaviest_stage_share(int layers, int pp) {
+  return static_cast<double>((layers + pp - 1) / pp) * pp / layers;
+}
 
 std::optional<ModelSpec> find_model_preset(std::string_view name) {
   for (const auto& m : presets())

@@ -28,6 +28,15 @@ struct ModelSpec {
   double train_flops_per_token(int seq_len) const;
 };
 
+// Transformer layers per pipeline stage, pp stages (1 <= pp <= layers). Even when pp divides the layers; otherwise
+// every stage takes ceil(layers / pp) but the outer ones, which give up one layer each, first and last, then second and
+// second to last, ..., until the sum is right: the first stage also holds the embedding and the last the output layer
+// and loss (Llama 3 405B: 126 layers on 16 stages as 7 + 14 x 8 + 7, Llama 3 paper, section 3.3.2; Megatron-Core's
+// decoder_first/last_pipeline_num_layers). The heaviest stage sets the pipeline's pace.
+std::vector<int> pipeline_stage_layers(int layers, int pp);
+// The heaviest stage's share over an even split: max(stage layers) x pp / layers (1 when pp divides the layers).
+double heaviest_stage_share(int layers, int pp);
+
 std::optional<ModelSpec> find_model_preset(std::string_view name);
 std::vector<std::string> model_preset_names();
 

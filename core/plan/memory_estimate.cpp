@@ -6,7 +6,9 @@ namespace tt {
 
 GpuMemoryEstimate estimate_gpu_memory(const JobSpec& job, const PerfConstants& perf) {
   const Parallelism& par = job.parallel;
-  const double params = job.model.parameters() / (static_cast<double>(par.tp) * par.pp);
+  // The heaviest pipeline stage's shard (pipeline_stage_layers): the GPUs that run out of memory first.
+  const double params = job.model.parameters() / (static_cast<double>(par.tp) * par.pp) *
+                        heaviest_stage_share(job.model.layers, par.pp);
   GpuMemoryEstimate m;
   m.weights = Bytes(2.0 * params);
   m.gradients = Bytes(perf.grad_bytes_per_param * params);

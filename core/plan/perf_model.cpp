@@ -30,10 +30,12 @@ IterationPlan plan_iteration(const JobSpec& job, const Topology& topo, const std
   IterationPlan plan;
 
   // Compute: training FLOPs of the iteration's tokens spread over all GPUs at an achieved fraction of peak, stretched
-  // by the 1F1B pipeline bubble (pp - 1) / m with m micro-batches per data-parallel replica.
+  // by the 1F1B pipeline bubble (pp - 1) / m with m micro-batches per data-parallel replica. When pp does not divide
+  // the layers the heaviest stage sets the pace (core/model/model_spec.hpp: pipeline_stage_layers).
   const double tokens = static_cast<double>(job.global_batch) * job.seq_len;
   const double micro_batches = static_cast<double>(job.global_batch) / par.dp;
-  const Flops flops(job.model.train_flops_per_token(job.seq_len) * tokens / par.world());
+  const double heaviest = heaviest_stage_share(job.model.layers, par.pp);
+  const Flops flops(job.model.train_flops_per_token(job.seq_len) * tokens / par.world() * heaviest);
   const double bubble = 1.0 + (par.pp - 1) / micro_batches;
   plan.compute = flops / (topo.gpu().dense_bf16 * k.compute_efficiency) * bubble;
 
@@ -49,7 +51,7 @@ IterationPlan plan_iteration(const JobSpec& job, const Topology& topo, const std
   };
 
   const double params = job.model.parameters();
-  const double layers_per_stage = static_cast<double>(job.model.layers) / par.pp;
+  const double layers_per_stage = static_cast<double>(job.model.layers) / par.pp * heaviest;  // the heaviest stage's
   const double activation = static_cast<double>(job.seq_len) * job.model.hidden * k.activation_bytes;
 
   // Tensor parallel: two all-reduces forward and two backward per layer and micro-batch (Megatron-LM).
@@ -86,14 +88,14 @@ IterationPlan plan_iteration(const JobSpec& job, const Topology& topo, const std
         std::vector<int> members;
         for (int dp = 0; dp < par.dp; ++dp) members.push_back(gpus[rank_of(par, {tp, dp, pp})]);
         step.groups.push_back(plan_group(Collective::AllReduce, std::move(members),
-                                         Bytes(params / (par.tp * par.pp) * k.grad_bytes_per_param), 1));
+                                         Bytes(params / (par.tp * par.pp) * heaviest * k.grad_bytes_per_param), 1));
       }
     plan.steps.push_back(std::move(step));
   }
 
   for (int pp = 0; pp < par.pp; ++pp)
     for (int tp = 0; tp < par.tp; ++tp) plan.checkpoint_writers.push_back(gpus[rank_of(par, {tp, 0, pp})]);
-  plan.checkpoint_bytes_per_writer = Bytes(params * k.checkpoint_bytes_per_param / (par.tp * par.pp));
+  plan.checkpoint_bytes_per_writer = Bytes(params * heaviest * k.checkpoint_bytes_per_param / (par.tp * par.pp));
 
   plan.predicted_iteration = plan.compute;
   for (const auto& step : plan.steps) {

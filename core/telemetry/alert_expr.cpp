@@ -155,34 +155,41 @@ std::string to_promql(const AlertCondition& c) {
   return sel + " " + to_string(c.op) + " " + exposition_number(c.threshold);
 }
 
-std::vector<std::pair<LabelSet, double>> alert_values(const AlertCondition& c, const MetricRegistry& registry) {
-  std::vector<std::pair<LabelSet, double>> out;
-  const MetricRegistry::Family* fam = registry.family(c.metric);
-  if (!fam) return out;
+bool alert_selects(const AlertCondition& c, const LabelSet& labels) { return matches(labels, c.matchers); }
+
+std::optional<double> alert_aggregate(const AlertCondition& c, const MetricRegistry::Family& fam) {
   double sum = 0, lo = std::numeric_limits<double>::infinity(), hi = -lo;
   int n = 0;
-  for (const auto& s : fam->series) {
+  for (const auto& s : fam.series) {
     if (!s.present || !matches(s.labels, c.matchers)) continue;
-    if (c.aggregation == Aggregation::None) {
-      if (compare(s.value, c.op, c.threshold)) out.emplace_back(s.labels, s.value);
-      continue;
-    }
     ++n;
     sum += s.value;
     lo = std::min(lo, s.value);
     hi = std::max(hi, s.value);
   }
-  if (c.aggregation == Aggregation::None || n == 0) return out;
-  double v = 0;
+  if (n == 0) return std::nullopt;
   switch (c.aggregation) {
-    case Aggregation::Sum: v = sum; break;
-    case Aggregation::Max: v = hi; break;
-    case Aggregation::Min: v = lo; break;
-    case Aggregation::Avg: v = sum / n; break;
-    case Aggregation::Count: v = n; break;
+    case Aggregation::Sum: return sum;
+    case Aggregation::Max: return hi;
+    case Aggregation::Min: return lo;
+    case Aggregation::Avg: return sum / n;
+    case Aggregation::Count: return n;
     case Aggregation::None: break;
   }
-  if (compare(v, c.op, c.threshold)) out.emplace_back(LabelSet{}, v);
+  return std::nullopt;
+}
+
+std::vector<std::pair<LabelSet, double>> alert_values(const AlertCondition& c, const MetricRegistry& registry) {
+  std::vector<std::pair<LabelSet, double>> out;
+  const MetricRegistry::Family* fam = registry.family(c.metric);
+  if (!fam) return out;
+  if (c.aggregation != Aggregation::None) {
+    if (auto v = alert_aggregate(c, *fam); v && compare(*v, c.op, c.threshold)) out.emplace_back(LabelSet{}, *v);
+    return out;
+  }
+  for (const auto& s : fam->series)
+    if (s.present && matches(s.labels, c.matchers) && compare(s.value, c.op, c.threshold))
+      out.emplace_back(s.labels, s.value);
   return out;
 }
 

@@ -23,4 +23,10 @@ std::string to_promql(const AlertCondition& condition);
 // aggregation; one with no labels when an aggregation over at least one matching series passes the comparison.
 std::vector<std::pair<LabelSet, double>> alert_values(const AlertCondition& condition, const MetricRegistry& registry);
 
+// The pieces of alert_values, for an evaluator that looks at one series at a time: whether the condition's label
+// matchers select these labels, and the aggregation over a family (nullopt when no present series matches; not for
+// Aggregation::None).
+bool alert_selects(const AlertCondition& condition, const LabelSet& labels);
+std::optional<double> alert_aggregate(const AlertCondition& condition, const MetricRegistry::Family& family);
+
 }  // namespace tt

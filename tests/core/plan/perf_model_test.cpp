@@ -1,6 +1,8 @@
 #include "core/plan/perf_model.hpp"
 
 #include <catch2/catch.hpp>
+#include <algorithm>
+#include <numeric>
 #include <stdexcept>
 
 #include "tests/core/scenario_fixture.hpp"
@@ -106,4 +108,38 @@ TEST_CASE("perf model: comm settings that cannot run a job's group stop the plan
     CHECK(g.algorithm == Algorithm::P2p);
     CHECK(g.protocol == Protocol::Simple);
   }
+}
+
+TEST_CASE("perf model: uneven pipeline stages as Llama 3 405B ran them; the heaviest stage sets the pace",
+          "[unit][plan]") {
+  // 126 layers on 16 stages: 7 + 14 x 8 + 7 (Llama 3 paper, section 3.3.2).
+  const std::vector<int> llama = pipeline_stage_layers(126, 16);
+  CHECK(llama.front() == 7);
+  CHECK(llama.back() == 7);
+  CHECK(std::count(llama.begin(), llama.end(), 8) == 14);
+  CHECK(pipeline_stage_layers(80, 4) == std::vector<int>{20, 20, 20, 20});
+  CHECK(pipeline_stage_layers(10, 4) == std::vector<int>{2, 3, 3, 2});
+  CHECK(pipeline_stage_layers(5, 4) == std::vector<int>{1, 1, 2, 1});  // the excess goes first, last, second, ...
+  for (int layers : {1, 7, 80, 126})
+    for (int pp = 1; pp <= layers; ++pp) {
+      const std::vector<int> s = pipeline_stage_layers(layers, pp);
+      REQUIRE(std::accumulate(s.begin(), s.end(), 0) == layers);
+      CHECK(*std::min_element(s.begin(), s.end()) >= 1);
+      CHECK(heaviest_stage_share(layers, pp) ==
+            Approx(static_cast<double>(*std::max_element(s.begin(), s.end())) * pp / layers));
+    }
+
+  // The same job on 3 stages of 80 layers (27 + 27 + 26) computes like 81 layers' worth on each of them.
+  Topology topo = testing::rail_cluster(4);
+  JobSpec j = testing::job("j", "q", 24);
+  j.model = *find_model_preset("llama3-70b");
+  j.parallel = {8, 3, 1};
+  j.global_batch = 64;
+  std::vector<int> gpus(24);
+  for (int i = 0; i < 24; ++i) gpus[i] = i;
+  const PerfConstants k;
+  const IterationPlan uneven = plan_iteration(j, topo, gpus, k);
+  const double flops = j.model.train_flops_per_token(j.seq_len) * j.global_batch * j.seq_len / 24;
+  CHECK(uneven.compute.value ==
+        Approx(flops * (27.0 * 3 / 80) / (989e12 * k.compute_efficiency) * (1 + 2.0 / 64)));
 }
