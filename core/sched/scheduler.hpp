@@ -112,7 +112,8 @@ class Scheduler {
   void wait(int job, PendingReason why, Pass& p);
   void charge(int queue, int gpus);
   void add_running(int job, int sign);                                  // into or out of the per-queue running indexes
-  long long preemptible_gpus(int queue, int priority, int gpus) const;  // an upper bound of what victims could free
+  long long preemptible_gpus(int queue, int priority) const;  // an upper bound of what victims could free
+  bool would_borrow(int job) const;  // this pass: it takes its queue past the nominal quota (Kueue's Borrowing)
 
   CohortQuota quota_;
   PreemptionPolicy preemption_;
