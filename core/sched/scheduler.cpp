@@ -13,9 +13,11 @@ struct Scheduler::Pass {
   int blocker = -1;                 // backfill off: the first job blocked by capacity
   std::vector<int> shadow;          // reserved GPUs held back from jobs that would outlive the reservation
   bool shadow_on = false;
-  // Per queue: jobs that found no victims, as (priority, gpus, queued at). A job of the same priority, at least as
-  // many GPUs and queued no earlier finds none either: its candidates are the same or fewer, and the search below
-  // removes them in the same order until the job fits, which a larger job does no sooner.
+  // Per queue: jobs that found no victims, as (priority, gpus, queued at). A job with at least as many GPUs finds none
+  // either if it has the same priority and was queued no earlier, or a lower priority and no borrow threshold: its
+  // candidates are the same or fewer, met in the same order (a lower priority's are a prefix of each kind), so every
+  // search below removes no more than the failed one did, and a larger job fits no sooner. (With borrow_within_cohort
+  // the threshold depends on the priority, so only the same priority counts.)
   struct Failed {
     int priority, gpus;
     Seconds queued;
@@ -101,7 +103,8 @@ long long Scheduler::preemptible_gpus(int q, int prio) const {
   };
   long long avail = 0;
   if (preemption_.preempts_within(q)) avail += held_below(q, preemption_.newer_equal_within(q) ? prio + 1 : prio);
-  if (preemption_.reclaims(q))
+  // Other queues' jobs are taken only while the queue is under its nominal quota, or with borrow_within_cohort.
+  if (preemption_.reclaims(q) && (usage_.used[q] < nominal_[q] || preemption_.borrow_threshold(q, prio)))
     for (int r : cohort_queues_[q]) {
       if (r == q || !quota_.borrowing(usage_, r)) continue;
       avail += preemption_.reclaim_mode(q) == ReclaimPreemption::Any ? usage_.used[r] : held_below(r, prio);
@@ -344,8 +347,10 @@ bool Scheduler::try_preempt(int job, Pass& p) {
   const int g = x.spec.gpus;
   if (!preemption_.preempts_within(q) && !preemption_.reclaims(q)) return false;
   if (!preemption_.eligible(q, g, quota_)) return false;
+  const bool threshold = preemption_.borrow_threshold(q, prio).has_value();
   for (const auto& f : p.preempt_failed[q])
-    if (f.priority == prio && f.gpus <= g && f.queued <= x.enqueued) return false;
+    if (f.gpus <= g && ((f.priority == prio && f.queued <= x.enqueued) || (f.priority > prio && !threshold)))
+      return false;
   auto failed = [&] {
     p.preempt_failed[q].push_back({prio, g, x.enqueued});
     return false;
@@ -394,10 +399,14 @@ bool Scheduler::try_preempt(int job, Pass& p) {
   // queue at or above it forbids borrowing.
   auto minimal = [&](const std::vector<VictimCandidate>& list, bool allow_borrowing, std::optional<int> threshold) {
     victims.clear();
-    auto fits = [&] {
-      return quota_.fits(usage_, q, g) && (allow_borrowing || usage_.used[q] + g <= nominal_[q]) &&
-             !place(x, p).gpus.empty();
-    };
+    auto quota_fits = [&] { return quota_.fits(usage_, q, g) && (allow_borrowing || usage_.used[q] + g <= nominal_[q]); };
+    auto fits = [&] { return quota_fits() && !place(x, p).gpus.empty(); };
+    // Cheap bound first, on quota alone (the search removes at most every candidate): no GPU moves if it fails.
+    long long freed = 0;
+    for (const auto& c : list) charge(c.queue, -c.gpus), freed += c.gpus;
+    const bool possible = quota_fits() && p.cluster->total_free_gpus() + freed >= g;
+    for (const auto& c : list) charge(c.queue, c.gpus);
+    if (!possible) return false;
     bool ok = false;
     for (const auto& c : list) {
       if (c.reclaim && !quota_.borrowing(usage_, c.queue)) continue;

@@ -90,7 +90,8 @@ TEST_CASE("scheduling keys: cohorts, limits, strategies, preemption, priority cl
     {"op": "add", "path": "/jobs/0/priority_class", "value": "high"},
     {"op": "add", "path": "/jobs/0/estimated_runtime", "value": "5h"},
     {"op": "add", "path": "/jobs/0/topology", "value": {"max_leaf_groups": 1, "max_wait": "30m"}},
-    {"op": "add", "path": "/jobs/1/topology", "value": {"max_leaf_groups": 2, "mode": "preferred"}}
+    {"op": "add", "path": "/jobs/1/topology", "value": {"max_leaf_groups": 2, "mode": "preferred"}},
+    {"op": "replace", "path": "/jobs/1/queue", "value": "scavenger"}
   ])";
   auto s = read_scenario(patched(good), "good.json");
   const auto& q = s.queues[0];
@@ -108,6 +109,7 @@ TEST_CASE("scheduling keys: cohorts, limits, strategies, preemption, priority cl
   CHECK(scavenger.borrow_within_cohort);
   CHECK(scavenger.max_priority_threshold == -1);
   CHECK(s.scheduler.victim_order == VictimOrder::LeastWorkLost);
+  CHECK(s.jobs[1].queue == "scavenger");  // it can only run by borrowing: accepted, it pends with a quota reason
   CHECK_FALSE(s.queues[1].borrowing_limit);
   CHECK(s.scheduler.ordering == QueueOrdering::FairShare);
   CHECK(s.scheduler.fair_share_half_life.value == 2 * 86400.0);
