@@ -43,7 +43,8 @@ std::vector<QueueSpec> read_queues(JsonObject& root) {
             choice(pre, "reclaim_within_cohort", {"Never", "LowerPriority", "Any"}, "a reclaim policy"));
       }
       if (present(pre, "borrow_within_cohort")) {
-        if (q.cohort.empty()) pre.fail("borrow_within_cohort", "no borrow_within_cohort for a queue in no cohort (add \"cohort\")");
+        if (q.cohort.empty())
+          pre.fail("borrow_within_cohort", "no borrow_within_cohort for a queue in no cohort (add \"cohort\")");
         auto bwc = open_child(pre, "borrow_within_cohort", {"policy", "max_priority_threshold"});
         q.borrow_within_cohort =
             choice(bwc, "policy", {"Never", "LowerPriority"}, "a borrow-within-cohort policy") == 1;
@@ -82,9 +83,9 @@ std::vector<PriorityClass> read_priority_classes(JsonObject& root) {
 SchedulerOptions read_scheduler(JsonObject& root) {
   SchedulerOptions s;
   if (!present(root, "scheduler")) return s;
-  auto o = open_child(root, "scheduler",
-                      {"ordering", "fair_share_half_life", "backfill", "placement", "preemption_exempt_time",
-                       "victim_order"});
+  auto o = open_child(
+      root, "scheduler",
+      {"ordering", "fair_share_half_life", "backfill", "placement", "preemption_exempt_time", "victim_order"});
   if (present(o, "ordering"))
     s.ordering = choice(o, "ordering", {"priority", "fair_share"}, "a queue ordering") == 0 ? QueueOrdering::Priority
                                                                                             : QueueOrdering::FairShare;
@@ -97,7 +98,8 @@ SchedulerOptions read_scheduler(JsonObject& root) {
                                                                                         : PlacementKind::Spread;
   if (auto t = o.opt_seconds("preemption_exempt_time")) s.preemption_exempt_time = *t;
   if (present(o, "victim_order"))
-    s.victim_order = static_cast<VictimOrder>(choice(o, "victim_order", {"kueue", "least_work_lost"}, "a victim order"));
+    s.victim_order =
+        static_cast<VictimOrder>(choice(o, "victim_order", {"kueue", "least_work_lost"}, "a victim order"));
   o.finish();
   return s;
 }

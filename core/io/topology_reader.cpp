@@ -80,8 +80,8 @@ std::string read_name(JsonObject& o, const std::string& key) {
 void read_scale_out(JsonObject& o, FabricParams& p) {
   auto spines = opt_bounded(o, "spines", 1, 4096);
   if (spines && group_count(p) < 2)
-    o.fail("spines", "no \"spines\": with " + std::to_string(p.nodes) + " nodes and " + std::to_string(p.nodes_per_group) +
-                         " per group there is one group and no spine layer");
+    o.fail("spines", "no \"spines\": with " + std::to_string(p.nodes) + " nodes and " +
+                         std::to_string(p.nodes_per_group) + " per group there is one group and no spine layer");
   p.spines = spines.value_or(0);
   p.oversubscription = o.opt_number("oversubscription", 1.0, 1000.0).value_or(1.0);
   auto storage = o.object("storage");
@@ -109,8 +109,9 @@ Topology read_nvlink_rack(JsonObject& o, FabricParams p) {
   const int per_tray = opt_bounded(o, "gpus_per_tray", 1, kMaxGpusPerNode).value_or(4);
   if (trays * per_tray > kMaxGpusPerNode)
     o.fail(o.has("gpus_per_tray") ? "gpus_per_tray" : "trays_per_rack",
-           "at most " + std::to_string(kMaxGpusPerNode) + " GPUs in one NVLink domain (trays_per_rack x gpus_per_tray), " +
-               "found " + std::to_string(trays) + " x " + std::to_string(per_tray));
+           "at most " + std::to_string(kMaxGpusPerNode) +
+               " GPUs in one NVLink domain (trays_per_rack x gpus_per_tray), found " + std::to_string(trays) +
+               " x " + std::to_string(per_tray));
   p.gpus_per_node = trays * per_tray;
   if (static_cast<long long>(p.nodes) * p.gpus_per_node > kMaxGpus)
     o.fail("racks", "at most " + std::to_string(kMaxGpus) + " GPUs in all, found " + std::to_string(p.nodes) + " x " +
@@ -257,8 +258,9 @@ Topology read_topology(const nlohmann::json& doc, const std::string& file, const
   auto generator = o.str("generator");
   if (generator != "rail-optimized" && generator != "leaf-spine" && generator != "nvlink-rack" &&
       generator != "single-node" && generator != "explicit")
-    o.fail("generator", "one of \"rail-optimized\", \"leaf-spine\", \"nvlink-rack\", \"single-node\", \"explicit\", found \"" +
-                            generator + "\"");
+    o.fail("generator",
+           "one of \"rail-optimized\", \"leaf-spine\", \"nvlink-rack\", \"single-node\", \"explicit\", found \"" +
+               generator + "\"");
   p.gpu = read_gpu(o);
   p.nvlink_latency = o.opt_seconds("nvlink_latency").value_or(Seconds(0.5e-6));
   p.link_latency = o.opt_seconds("link_latency").value_or(Seconds(1e-6));

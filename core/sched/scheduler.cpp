@@ -399,7 +399,9 @@ bool Scheduler::try_preempt(int job, Pass& p) {
   // queue at or above it forbids borrowing.
   auto minimal = [&](const std::vector<VictimCandidate>& list, bool allow_borrowing, std::optional<int> threshold) {
     victims.clear();
-    auto quota_fits = [&] { return quota_.fits(usage_, q, g) && (allow_borrowing || usage_.used[q] + g <= nominal_[q]); };
+    auto quota_fits = [&] {
+      return quota_.fits(usage_, q, g) && (allow_borrowing || usage_.used[q] + g <= nominal_[q]);
+    };
     auto fits = [&] { return quota_fits() && !place(x, p).gpus.empty(); };
     // Cheap bound first, on quota alone (the search removes at most every candidate): no GPU moves if it fails.
     long long freed = 0;

@@ -17,20 +17,28 @@ TEST_CASE("e2e: single nodes of 65 to 576 GPUs place jobs; no size exits 3", "[e
           tp = t;
           break;
         }
-      return nlohmann::json{{"name", name},       {"queue", "q"},         {"priority", 1},
-                            {"submit", std::to_string(submit) + "s"}, {"gpus", n}, {"model", "llama3-8b"},
+      return nlohmann::json{{"name", name},
+                            {"queue", "q"},
+                            {"priority", 1},
+                            {"submit", std::to_string(submit) + "s"},
+                            {"gpus", n},
+                            {"model", "llama3-8b"},
                             {"parallel", {{"tp", tp}, {"pp", 1}, {"dp", n / tp}}},
-                            {"iterations", 3},    {"global_batch", n / tp}, {"seq_len", 1024}};
+                            {"iterations", 3},
+                            {"global_batch", n / tp},
+                            {"seq_len", 1024}};
     };
-    nlohmann::json s = {
-        {"name", "node-" + std::to_string(gpus)},
-        {"seed", 1},
-        {"topology",
-         {{"name", "one"}, {"generator", "single-node"}, {"gpu", "B200"}, {"gpus", gpus},
-          {"storage", {{"bandwidth", "25GB/s"}}}}},
-        {"queues", {{{"name", "q"}, {"gpu_quota", gpus}}}},
-        {"jobs", {job("whole", gpus, 0), job("most", gpus - 1, 1)}},
-        {"checks", {{{"metric", "cluster.unfinished_jobs"}, {"op", "=="}, {"value", 0}}}}};
+    nlohmann::json s = {{"name", "node-" + std::to_string(gpus)},
+                        {"seed", 1},
+                        {"topology",
+                         {{"name", "one"},
+                          {"generator", "single-node"},
+                          {"gpu", "B200"},
+                          {"gpus", gpus},
+                          {"storage", {{"bandwidth", "25GB/s"}}}}},
+                        {"queues", {{{"name", "q"}, {"gpu_quota", gpus}}}},
+                        {"jobs", {job("whole", gpus, 0), job("most", gpus - 1, 1)}},
+                        {"checks", {{{"metric", "cluster.unfinished_jobs"}, {"op", "=="}, {"value", 0}}}}};
     const auto file = dir / ("node-" + std::to_string(gpus) + ".json");
     std::ofstream(file) << s.dump(2);
     CAPTURE(gpus);

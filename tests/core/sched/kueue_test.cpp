@@ -145,9 +145,10 @@ TEST_CASE("kueue victims: borrowers first (TestPreemption \"reclaim quota from b
   CHECK(k.running("c1-low"));
 }
 
-TEST_CASE("kueue reclaim: the queue must end within nominal after its preemptions (TestPreemption \"preempt from "
-          "all ClusterQueues in cohort\")",
-          "[unit][sched][kueue]") {
+TEST_CASE(
+    "kueue reclaim: the queue must end within nominal after its preemptions (TestPreemption \"preempt from "
+    "all ClusterQueues in cohort\")",
+    "[unit][sched][kueue]") {
   // c1 uses 5 of its 6 CPUs and c2 borrows 1. The job needs 4: only after preempting its own c1-low does c1 stay
   // within nominal, so Kueue preempts c1-low and reclaims c2-low. A reclaim condition checked before the queue's own
   // preemptions (5 + 4 > 6) refuses it.
@@ -162,20 +163,21 @@ TEST_CASE("kueue reclaim: the queue must end within nominal after its preemption
   CHECK(k.sched().usage().used[0] == 6 * kNode);
 }
 
-TEST_CASE("kueue: only the queue's own jobs when no other queue borrows, and then it may borrow (TestPreemption "
-          "\"preempting locally and borrowing same resource in cohort\")",
-          "[unit][sched][kueue]") {
-  Case k({c1, c2},
-         {{"c1-med", "c1", 0, 4}, {"c1-low", "c1", -1, 4}, {"c2-low-1", "c2", -1, 4}, {"in", "c1", 1, 4}});
+TEST_CASE(
+    "kueue: only the queue's own jobs when no other queue borrows, and then it may borrow (TestPreemption "
+    "\"preempting locally and borrowing same resource in cohort\")",
+    "[unit][sched][kueue]") {
+  Case k({c1, c2}, {{"c1-med", "c1", 0, 4}, {"c1-low", "c1", -1, 4}, {"c2-low-1", "c2", -1, 4}, {"in", "c1", 1, 4}});
   k.admit({"c1-med", "c1-low", "c2-low-1"});
   CHECK(k.incoming("in") == std::set<std::string>{"c1-low"});
   CHECK(k.sched().usage().used[0] == 8 * kNode);  // borrows 2 after preempting
 }
 
-TEST_CASE("kueue reclaim LowerPriority never takes an equal priority; Any does (TestPreemption \"do not reclaim "
-          "borrowed quota from same priority for withinCohort=ReclaimFromLowerPriority\" and \"reclaim borrowed quota "
-          "from same priority for withinCohort=ReclaimFromAny\")",
-          "[unit][sched][kueue]") {
+TEST_CASE(
+    "kueue reclaim LowerPriority never takes an equal priority; Any does (TestPreemption \"do not reclaim "
+    "borrowed quota from same priority for withinCohort=ReclaimFromLowerPriority\" and \"reclaim borrowed quota "
+    "from same priority for withinCohort=ReclaimFromAny\")",
+    "[unit][sched][kueue]") {
   SECTION("LowerPriority") {
     Case k({c1, c2}, {{"c1", "c1", 0, 2}, {"c2-1", "c2", 0, 4}, {"c2-2", "c2", 0, 4}, {"in", "c1", 0, 4}});
     k.admit({"c1", "c2-1", "c2-2"});
@@ -192,51 +194,61 @@ TEST_CASE("kueue reclaim LowerPriority never takes an equal priority; Any does (
 
 TEST_CASE("kueue reclaim from a lender: lending limits (TestPreemption \"reclaim quota from lender\")",
           "[unit][sched][kueue]") {
-  Case k({lend1, lend2},
-         {{"lend1-low", "lend1", -1, 3}, {"lend2-mid", "lend2", 0, 3}, {"lend2-high", "lend2", 1, 4}, {"in", "lend1", 1, 3}});
+  Case k({lend1, lend2}, {{"lend1-low", "lend1", -1, 3},
+                          {"lend2-mid", "lend2", 0, 3},
+                          {"lend2-high", "lend2", 1, 4},
+                          {"in", "lend1", 1, 3}});
   k.admit({"lend1-low", "lend2-mid", "lend2-high"});
   CHECK(k.incoming("in") == std::set<std::string>{"lend2-mid"});
 }
 
-TEST_CASE("kueue withinClusterQueue LowerOrNewerEqualPriority (TestPreemption \"preempt newer workloads with the "
-          "same priority\")",
-          "[unit][sched][kueue]") {
+TEST_CASE(
+    "kueue withinClusterQueue LowerOrNewerEqualPriority (TestPreemption \"preempt newer workloads with the "
+    "same priority\")",
+    "[unit][sched][kueue]") {
   // wl3 and wl2 (priority 1) were queued after the incoming job (Kueue's case creates it 15 s earlier); wl2 was
   // admitted last, so it goes.
-  Case k({prevent_starvation},
-         {{"wl1", "preventStarvation", 2, 2}, {"wl3", "preventStarvation", 1, 2}, {"wl2", "preventStarvation", 1, 2},
-          {"in", "preventStarvation", 1, 2}});
+  Case k({prevent_starvation}, {{"wl1", "preventStarvation", 2, 2},
+                                {"wl3", "preventStarvation", 1, 2},
+                                {"wl2", "preventStarvation", 1, 2},
+                                {"in", "preventStarvation", 1, 2}});
   k.admit({"wl1", "wl3", "wl2"});
   CHECK(k.incoming("in", /*queued_at=*/-15) == std::set<std::string>{"wl2"});
   SECTION("under LowerPriority the same case preempts nothing") {
     Cq lower = prevent_starvation;
     lower.within = W::LowerPriority;
-    Case l({lower}, {{"wl1", "preventStarvation", 2, 2}, {"wl3", "preventStarvation", 1, 2},
-                     {"wl2", "preventStarvation", 1, 2}, {"in", "preventStarvation", 1, 2}});
+    Case l({lower}, {{"wl1", "preventStarvation", 2, 2},
+                     {"wl3", "preventStarvation", 1, 2},
+                     {"wl2", "preventStarvation", 1, 2},
+                     {"in", "preventStarvation", 1, 2}});
     l.admit({"wl1", "wl3", "wl2"});
     CHECK(l.incoming("in", -15).empty());
   }
   SECTION("a job queued after them preempts no equal priority") {
-    Case l({prevent_starvation}, {{"wl1", "preventStarvation", 2, 2}, {"wl3", "preventStarvation", 1, 2},
-                                  {"wl2", "preventStarvation", 1, 2}, {"in", "preventStarvation", 1, 2}});
+    Case l({prevent_starvation}, {{"wl1", "preventStarvation", 2, 2},
+                                  {"wl3", "preventStarvation", 1, 2},
+                                  {"wl2", "preventStarvation", 1, 2},
+                                  {"in", "preventStarvation", 1, 2}});
     l.admit({"wl1", "wl3", "wl2"});
     CHECK(l.incoming("in").empty());
   }
 }
 
-TEST_CASE("kueue borrowWithinCohort: preempt a lower priority of another queue and borrow (TestPreemption \"use "
-          "BorrowWithinCohort; allow preempting a lower-priority workload from another ClusterQueue while borrowing\")",
-          "[unit][sched][kueue]") {
-  Case k(with_shared_cq,
-         {{"a_best_effort_low", "a_best_effort", -1, 10}, {"b_best_effort_low", "b_best_effort", -1, 1},
-          {"in", "a_standard", 0, 10}});
+TEST_CASE(
+    "kueue borrowWithinCohort: preempt a lower priority of another queue and borrow (TestPreemption \"use "
+    "BorrowWithinCohort; allow preempting a lower-priority workload from another ClusterQueue while borrowing\")",
+    "[unit][sched][kueue]") {
+  Case k(with_shared_cq, {{"a_best_effort_low", "a_best_effort", -1, 10},
+                          {"b_best_effort_low", "b_best_effort", -1, 1},
+                          {"in", "a_standard", 0, 10}});
   k.admit({"a_best_effort_low", "b_best_effort_low"});  // b_best_effort has a nominal quota of 0: it only borrows
   CHECK(k.incoming("in") == std::set<std::string>{"a_best_effort_low"});
   CHECK(k.running("b_best_effort_low"));
   SECTION("without borrowWithinCohort a job larger than its nominal quota never preempts") {
     std::vector<Cq> off = with_shared_cq;
     for (auto& c : off) c.borrow_within_cohort = false, c.max_priority_threshold.reset();
-    Case l(off, {{"a_best_effort_low", "a_best_effort", -1, 10}, {"b_best_effort_low", "b_best_effort", -1, 1},
+    Case l(off, {{"a_best_effort_low", "a_best_effort", -1, 10},
+                 {"b_best_effort_low", "b_best_effort", -1, 1},
                  {"in", "a_standard", 0, 10}});
     l.admit({"a_best_effort_low", "b_best_effort_low"});
     CHECK(l.incoming("in").empty());
@@ -244,11 +256,12 @@ TEST_CASE("kueue borrowWithinCohort: preempt a lower priority of another queue a
   }
 }
 
-TEST_CASE("kueue borrowWithinCohort maxPriorityThreshold: a victim above it forbids borrowing (TestPreemption \"use "
-          "BorrowWithinCohort; don't allow preempting a lower-priority workload with priority above "
-          "MaxPriorityThreshold, if borrowing is required even after the preemption\" and \"... allow ... if borrowing "
-          "is not required after the preemption\")",
-          "[unit][sched][kueue]") {
+TEST_CASE(
+    "kueue borrowWithinCohort maxPriorityThreshold: a victim above it forbids borrowing (TestPreemption \"use "
+    "BorrowWithinCohort; don't allow preempting a lower-priority workload with priority above "
+    "MaxPriorityThreshold, if borrowing is required even after the preemption\" and \"... allow ... if borrowing "
+    "is not required after the preemption\")",
+    "[unit][sched][kueue]") {
   SECTION("borrowing still needed: nothing") {
     Case k(with_shared_cq, {{"b_standard", "b_standard", 1, 10}, {"in", "a_standard", 2, 10}});
     k.admit({"b_standard"});
@@ -261,10 +274,11 @@ TEST_CASE("kueue borrowWithinCohort maxPriorityThreshold: a victim above it forb
   }
 }
 
-TEST_CASE("kueue borrowWithinCohort above nominal: other queues only below the threshold (TestPreemption \"use "
-          "BorrowWithinCohort; only preempt from CQ if no workloads below threshold and already above nominal\" and "
-          "\"use BorrowWithinCohort; preempt from CQ and from other CQs with workloads below threshold\")",
-          "[unit][sched][kueue]") {
+TEST_CASE(
+    "kueue borrowWithinCohort above nominal: other queues only below the threshold (TestPreemption \"use "
+    "BorrowWithinCohort; only preempt from CQ if no workloads below threshold and already above nominal\" and "
+    "\"use BorrowWithinCohort; preempt from CQ and from other CQs with workloads below threshold\")",
+    "[unit][sched][kueue]") {
   SECTION("only the queue's own") {
     Case k(with_shared_cq, {{"a_standard_1", "a_standard", 1, 10},
                             {"a_standard_2", "a_standard", 1, 1},
@@ -285,9 +299,10 @@ TEST_CASE("kueue borrowWithinCohort above nominal: other queues only below the t
   }
 }
 
-TEST_CASE("kueue admission order: within nominal quota before borrowing (TestEntryOrdering: \"old_borrowing\" goes "
-          "after \"old\" and \"new\")",
-          "[unit][sched][kueue]") {
+TEST_CASE(
+    "kueue admission order: within nominal quota before borrowing (TestEntryOrdering: \"old_borrowing\" goes "
+    "after \"old\" and \"new\")",
+    "[unit][sched][kueue]") {
   // a (nominal 1 node) and b (nominal 3) share a 4-node cohort. "old_borrowing" (a, 2 nodes: borrows 1) was queued
   // first; "new" (b, 3 nodes) fits within b's nominal quota. Both cannot run: Kueue admits "new" whichever came
   // first; priority then FIFO admitted "old_borrowing".
@@ -303,9 +318,10 @@ TEST_CASE("kueue admission order: within nominal quota before borrowing (TestEnt
   }
 }
 
-TEST_CASE("kueue nominal quota 0: a queue that only borrows pends with a quota reason while the cohort lends nothing "
-          "(Kueue docs, cluster_queue.md: a ClusterQueue with nominalQuota 0 borrows all it uses)",
-          "[unit][sched][kueue]") {
+TEST_CASE(
+    "kueue nominal quota 0: a queue that only borrows pends with a quota reason while the cohort lends nothing "
+    "(Kueue docs, cluster_queue.md: a ClusterQueue with nominalQuota 0 borrows all it uses)",
+    "[unit][sched][kueue]") {
   const std::vector<Cq> qs = {{"owner", 2, "c"}, {"borrower", 0, "c"}};
   Case k(qs, {{"own", "owner", 0, 2}, {"borrow", "borrower", 0, 1}});
   k.admit({"own"});
@@ -317,9 +333,10 @@ TEST_CASE("kueue nominal quota 0: a queue that only borrows pends with a quota r
              Catch::Contains("0 GPUs in use of a nominal 0") && Catch::Contains("0 left in the cohort's pool"));
 }
 
-TEST_CASE("victim order least_work_lost: among victims of one kind and priority, the least work since a checkpoint "
-          "first",
-          "[unit][sched][kueue]") {
+TEST_CASE(
+    "victim order least_work_lost: among victims of one kind and priority, the least work since a checkpoint "
+    "first",
+    "[unit][sched][kueue]") {
   const std::vector<Cq> qs = {{"q", 3, "", {}, {}, W::LowerPriority}};
   for (VictimOrder order : {VictimOrder::Kueue, VictimOrder::LeastWorkLost}) {
     SchedulerOptions o;

@@ -130,7 +130,7 @@ TEST_CASE("preemption policy: candidates, eligibility, borrow threshold and vict
   CHECK_FALSE(policy.before(twin, earlier));
   PreemptionPolicy lwl(qs, VictimOrder::LeastWorkLost);
   CHECK(std::string(lwl.name()) == "kueue-least-work-lost");
-  CHECK(lwl.before(earlier, later));  // 1 s lost beats 500 s
+  CHECK(lwl.before(earlier, later));     // 1 s lost beats 500 s
   CHECK(lwl.before(borrowed, earlier));  // still borrowers first
 }
 
