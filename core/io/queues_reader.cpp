@@ -19,7 +19,7 @@ std::vector<QueueSpec> read_queues(JsonObject& root) {
     if (auto it = seen.find(q.name); it != seen.end())
       o.fail("name", "a queue name not used by an earlier queue; " + in_quotes(q.name) + " is already " + it->second);
     seen.emplace(q.name, ptr);
-    q.gpu_quota = int_in(o, "gpu_quota", 1);
+    q.gpu_quota = int_in(o, "gpu_quota", 0);  // 0: a queue that only borrows (Kueue allows a nominal quota of 0)
     q.cohort = o.opt_str("cohort").value_or("");
     for (const char* key : {"borrowing_limit", "lending_limit"})
       if (q.cohort.empty() && o.has(key))
@@ -32,16 +32,26 @@ std::vector<QueueSpec> read_queues(JsonObject& root) {
                        ? QueueingStrategy::BestEffortFifo
                        : QueueingStrategy::StrictFifo;
     if (present(o, "preemption")) {
-      auto pre = open_child(o, "preemption", {"within_queue", "reclaim_within_cohort"});
+      auto pre = open_child(o, "preemption", {"within_queue", "reclaim_within_cohort", "borrow_within_cohort"});
       if (present(pre, "within_queue"))
-        q.within_queue =
-            choice(pre, "within_queue", {"Never", "LowerPriority"}, "a within-queue preemption policy") == 0
-                ? WithinQueuePreemption::Never
-                : WithinQueuePreemption::LowerPriority;
+        q.within_queue = static_cast<WithinQueuePreemption>(
+            choice(pre, "within_queue", {"Never", "LowerPriority", "LowerOrNewerEqualPriority"},
+                   "a within-queue preemption policy"));
       if (present(pre, "reclaim_within_cohort")) {
         if (q.cohort.empty()) pre.fail("reclaim_within_cohort", "no reclaim for a queue in no cohort (add \"cohort\")");
         q.reclaim = static_cast<ReclaimPreemption>(
             choice(pre, "reclaim_within_cohort", {"Never", "LowerPriority", "Any"}, "a reclaim policy"));
+      }
+      if (present(pre, "borrow_within_cohort")) {
+        if (q.cohort.empty())
+          pre.fail("borrow_within_cohort", "no borrow_within_cohort for a queue in no cohort (add \"cohort\")");
+        auto bwc = open_child(pre, "borrow_within_cohort", {"policy", "max_priority_threshold"});
+        q.borrow_within_cohort =
+            choice(bwc, "policy", {"Never", "LowerPriority"}, "a borrow-within-cohort policy") == 1;
+        if (bwc.has("max_priority_threshold") && !q.borrow_within_cohort)
+          bwc.fail("max_priority_threshold", "no threshold unless \"policy\" is \"LowerPriority\"");
+        q.max_priority_threshold = opt_int_in(bwc, "max_priority_threshold", INT_MIN);
+        bwc.finish();
       }
       pre.finish();
     }
@@ -73,8 +83,9 @@ std::vector<PriorityClass> read_priority_classes(JsonObject& root) {
 SchedulerOptions read_scheduler(JsonObject& root) {
   SchedulerOptions s;
   if (!present(root, "scheduler")) return s;
-  auto o = open_child(root, "scheduler",
-                      {"ordering", "fair_share_half_life", "backfill", "placement", "preemption_exempt_time"});
+  auto o = open_child(
+      root, "scheduler",
+      {"ordering", "fair_share_half_life", "backfill", "placement", "preemption_exempt_time", "victim_order"});
   if (present(o, "ordering"))
     s.ordering = choice(o, "ordering", {"priority", "fair_share"}, "a queue ordering") == 0 ? QueueOrdering::Priority
                                                                                             : QueueOrdering::FairShare;
@@ -86,6 +97,9 @@ SchedulerOptions read_scheduler(JsonObject& root) {
     s.placement = choice(o, "placement", {"pack", "spread"}, "a placement policy") == 0 ? PlacementKind::Pack
                                                                                         : PlacementKind::Spread;
   if (auto t = o.opt_seconds("preemption_exempt_time")) s.preemption_exempt_time = *t;
+  if (present(o, "victim_order"))
+    s.victim_order =
+        static_cast<VictimOrder>(choice(o, "victim_order", {"kueue", "least_work_lost"}, "a victim order"));
   o.finish();
   return s;
 }

@@ -45,11 +45,14 @@ void check_against_topology(JsonObject& root, const Scenario& s, const std::vect
   for (std::size_t i = 0; i < s.jobs.size(); ++i) {
     const auto& j = s.jobs[i];
     const std::string& ptr = job_sources[i].pointer;
-    if (j.parallel.tp > per_node || per_node % j.parallel.tp != 0)
+    // Tensor parallelism stays inside a node (an NVLink domain: 8 GPUs of an HGX server, 72 of an NVL72 rack). A job
+    // inside one node may use any degree up to its size (tp divides gpus already); on whole nodes, tp must divide a
+    // node's GPUs so that no tensor-parallel group straddles two nodes.
+    if (j.parallel.tp > per_node || (j.gpus > per_node && per_node % j.parallel.tp != 0))
       throw InputError(root.file(), ptr + "/parallel/tp",
-                       "a tensor-parallel degree that divides the " + std::to_string(per_node) +
-                           " GPUs of a node (tensor parallelism stays inside a node), found " +
-                           std::to_string(j.parallel.tp));
+                       "a tensor-parallel degree of at most the " + std::to_string(per_node) +
+                           " GPUs of a node (an NVLink domain), dividing them for a job on several nodes (tensor " +
+                           "parallelism stays inside a node), found " + std::to_string(j.parallel.tp));
     if (j.gpus > per_node && j.gpus % per_node != 0)
       throw InputError(root.file(), ptr + "/gpus",
                        "a job inside one node (at most " + std::to_string(per_node) + " GPUs) or on whole nodes (a " +

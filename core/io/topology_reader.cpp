@@ -1,7 +1,7 @@
 // Topology documents (topologies/*.json, or a scenario's inline "topology" object). Every key, its unit and default:
 //
 //   name               string, required
-//   generator          "rail-optimized" | "leaf-spine" | "single-node" | "explicit", required
+//   generator          "rail-optimized" | "leaf-spine" | "nvlink-rack" | "single-node" | "explicit", required
 //   gpu                GPU catalog name ("A100-SXM", "H100-SXM", "H200", "B200"), required
 //   nvlink_latency     duration, default "0.5us" (each GPU<->NVSwitch link)
 //   link_latency       duration, default "1us" (each NIC, fabric and storage link; explicit links may override it)
@@ -18,6 +18,11 @@
 //                      rack of four 8-GPU servers); the last group may be smaller
 //   spines             integer >= 1, default gpus_per_node; only allowed with two or more groups
 //   oversubscription   number in [1, 1000], default 1 (non-blocking): leaf downlink / uplink bandwidth
+// "nvlink-rack" (rack-scale NVLink, GB200 NVL72: each rack one NVLink domain, racks on a rail-optimized fabric):
+//   racks              integer 1..65536, required
+//   trays_per_rack     integer >= 1, default 18;  gpus_per_tray  integer >= 1, default 4; a rack's GPUs (trays x GPUs
+//                      per tray) at most 576, the NVLink domain the scheduler places in as one node
+//   nic_bandwidth, spines, oversubscription as for "rail-optimized"; racks_per_group integer >= 1, default 8
 // "explicit":
 //   gpus_per_node      integer 1..576, required
 //   nodes              non-empty array of {"name": string, "group": integer in [0, number of nodes), default 0}
@@ -71,6 +76,20 @@ std::string read_name(JsonObject& o, const std::string& key) {
   return name;
 }
 
+// The keys every fabric generator shares after its sizes: spines, oversubscription, storage; closes the object.
+void read_scale_out(JsonObject& o, FabricParams& p) {
+  auto spines = opt_bounded(o, "spines", 1, 4096);
+  if (spines && group_count(p) < 2)
+    o.fail("spines", "no \"spines\": with " + std::to_string(p.nodes) + " nodes and " +
+                         std::to_string(p.nodes_per_group) + " per group there is one group and no spine layer");
+  p.spines = spines.value_or(0);
+  p.oversubscription = o.opt_number("oversubscription", 1.0, 1000.0).value_or(1.0);
+  auto storage = o.object("storage");
+  p.storage_bandwidth = storage.bandwidth("bandwidth");
+  storage.finish();
+  o.finish();
+}
+
 Topology read_fabric(JsonObject& o, FabricParams p, const std::string& generator) {
   const bool rail = generator == "rail-optimized";
   p.nodes = bounded(o, "nodes", 1, kMaxNodes);
@@ -80,17 +99,27 @@ Topology read_fabric(JsonObject& o, FabricParams p, const std::string& generator
                         std::to_string(p.gpus_per_node));
   p.nic_bandwidth = o.bandwidth("nic_bandwidth");
   p.nodes_per_group = opt_bounded(o, "nodes_per_group", 1, kMaxNodes).value_or(rail ? 32 : 4);
-  auto spines = opt_bounded(o, "spines", 1, 4096);
-  if (spines && group_count(p) < 2)
-    o.fail("spines", "no \"spines\": with " + std::to_string(p.nodes) + " nodes and nodes_per_group " +
-                         std::to_string(p.nodes_per_group) + " there is one group and no spine layer");
-  p.spines = spines.value_or(0);
-  p.oversubscription = o.opt_number("oversubscription", 1.0, 1000.0).value_or(1.0);
-  auto storage = o.object("storage");
-  p.storage_bandwidth = storage.bandwidth("bandwidth");
-  storage.finish();
-  o.finish();
+  read_scale_out(o, p);
   return rail ? make_rail_optimized(p) : make_leaf_spine(p);
+}
+
+Topology read_nvlink_rack(JsonObject& o, FabricParams p) {
+  p.nodes = bounded(o, "racks", 1, kMaxNodes);
+  const int trays = opt_bounded(o, "trays_per_rack", 1, kMaxGpusPerNode).value_or(18);
+  const int per_tray = opt_bounded(o, "gpus_per_tray", 1, kMaxGpusPerNode).value_or(4);
+  if (trays * per_tray > kMaxGpusPerNode)
+    o.fail(o.has("gpus_per_tray") ? "gpus_per_tray" : "trays_per_rack",
+           "at most " + std::to_string(kMaxGpusPerNode) +
+               " GPUs in one NVLink domain (trays_per_rack x gpus_per_tray), found " + std::to_string(trays) +
+               " x " + std::to_string(per_tray));
+  p.gpus_per_node = trays * per_tray;
+  if (static_cast<long long>(p.nodes) * p.gpus_per_node > kMaxGpus)
+    o.fail("racks", "at most " + std::to_string(kMaxGpus) + " GPUs in all, found " + std::to_string(p.nodes) + " x " +
+                        std::to_string(p.gpus_per_node));
+  p.nic_bandwidth = o.bandwidth("nic_bandwidth");
+  p.nodes_per_group = opt_bounded(o, "racks_per_group", 1, kMaxNodes).value_or(8);
+  read_scale_out(o, p);
+  return make_nvlink_rack(p);
 }
 
 Topology read_single_node(JsonObject& o, FabricParams p) {
@@ -227,14 +256,16 @@ Topology read_topology(const nlohmann::json& doc, const std::string& file, const
   FabricParams p;
   p.name = o.str("name");
   auto generator = o.str("generator");
-  if (generator != "rail-optimized" && generator != "leaf-spine" && generator != "single-node" &&
-      generator != "explicit")
+  if (generator != "rail-optimized" && generator != "leaf-spine" && generator != "nvlink-rack" &&
+      generator != "single-node" && generator != "explicit")
     o.fail("generator",
-           "one of \"rail-optimized\", \"leaf-spine\", \"single-node\", \"explicit\", found \"" + generator + "\"");
+           "one of \"rail-optimized\", \"leaf-spine\", \"nvlink-rack\", \"single-node\", \"explicit\", found \"" +
+               generator + "\"");
   p.gpu = read_gpu(o);
   p.nvlink_latency = o.opt_seconds("nvlink_latency").value_or(Seconds(0.5e-6));
   p.link_latency = o.opt_seconds("link_latency").value_or(Seconds(1e-6));
   if (generator == "single-node") return read_single_node(o, p);
+  if (generator == "nvlink-rack") return read_nvlink_rack(o, p);
   if (generator == "explicit") return read_explicit(o, p);
   return read_fabric(o, p, generator);
 }

@@ -19,6 +19,9 @@ const std::vector<GpuSpec>& gpu_catalog() {
       {"B200", FlopsPerSecond(2250e12), Bytes(180e9), BytesPerSecond(900e9),
        "NVIDIA HGX B200 datasheet: 2.25 PFLOPS BF16 dense per GPU, 180 GB HBM3e, NVLink 1.8 TB/s",
        100, true},
+      {"GB200", FlopsPerSecond(2500e12), Bytes(186e9), BytesPerSecond(900e9),
+       "NVIDIA GB200 NVL72 datasheet, per GPU of 72: 180 PFLOPS BF16 dense, 13.4 TB HBM3e, NVLink 130 TB/s",
+       100, true},
   };
   return catalog;
 }

@@ -32,7 +32,14 @@ const char* to_string(QueueingStrategy s) {
   return s == QueueingStrategy::StrictFifo ? "StrictFIFO" : "BestEffortFIFO";
 }
 
-const char* to_string(WithinQueuePreemption p) { return p == WithinQueuePreemption::Never ? "Never" : "LowerPriority"; }
+const char* to_string(WithinQueuePreemption p) {
+  switch (p) {
+    case WithinQueuePreemption::Never: return "Never";
+    case WithinQueuePreemption::LowerPriority: return "LowerPriority";
+    case WithinQueuePreemption::LowerOrNewerEqualPriority: return "LowerOrNewerEqualPriority";
+  }
+  return "?";
+}
 
 const char* to_string(ReclaimPreemption p) {
   switch (p) {

@@ -19,8 +19,10 @@ namespace tt {
 // other's unused quota, up to the borrower's borrowing_limit and the lender's lending_limit (unset: no limit). The
 // part of a queue's quota it does not lend (gpu_quota - lending_limit) is guaranteed to it.
 enum class QueueingStrategy { BestEffortFifo, StrictFifo };
-enum class WithinQueuePreemption { Never, LowerPriority };
+// withinClusterQueue: LowerOrNewerEqualPriority also preempts jobs of equal priority that were queued after the job.
+enum class WithinQueuePreemption { Never, LowerPriority, LowerOrNewerEqualPriority };
 enum class ReclaimPreemption { Never, LowerPriority, Any };
+enum class VictimOrder { Kueue, LeastWorkLost };
 const char* to_string(QueueingStrategy s);
 const char* to_string(WithinQueuePreemption p);
 const char* to_string(ReclaimPreemption p);
@@ -34,6 +36,10 @@ struct QueueSpec {
   QueueingStrategy strategy = QueueingStrategy::BestEffortFifo;
   WithinQueuePreemption within_queue = WithinQueuePreemption::Never;  // preempt its own lower-priority jobs
   ReclaimPreemption reclaim = ReclaimPreemption::Never;  // under its quota, take back what other queues borrowed
+  // borrowWithinCohort (policy LowerPriority): a job may preempt in the cohort and still borrow, taking from other
+  // queues only jobs of lower priority than itself and, when set, not above max_priority_threshold.
+  bool borrow_within_cohort = false;
+  std::optional<int> max_priority_threshold{};
 };
 
 struct PriorityClass {
@@ -60,6 +66,9 @@ struct SchedulerOptions {
   // A job that started (or restarted) less than this ago is never preempted (Slurm's PreemptExemptTime): without it a
   // just-restarted job, having lost nothing since its checkpoint, is always the cheapest victim and can thrash.
   Seconds preemption_exempt_time = Seconds(0);
+  // Among victims of one kind (from a borrowing queue, or from the job's own queue) and one priority: Kueue takes the
+  // most recently admitted first; LeastWorkLost takes the one with the least work since its last checkpoint first.
+  VictimOrder victim_order = VictimOrder::Kueue;
 };
 
 struct Parallelism {

@@ -6,14 +6,17 @@
 namespace tt {
 
 ClusterState::ClusterState(const Topology& topo) : gpus_per_node_(topo.gpus_per_node()) {
-  assert(gpus_per_node_ > 0 && gpus_per_node_ <= 64);
-  full_mask_ = gpus_per_node_ == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << gpus_per_node_) - 1;
+  assert(gpus_per_node_ > 0);
+  words_per_node_ = (static_cast<std::size_t>(gpus_per_node_) + 63) / 64;
   int groups = 0;
   for (const auto& info : topo.nodes()) {
-    nodes_.push_back(Node{full_mask_, true, info.group, gpus_per_node_});
+    nodes_.push_back(Node{true, info.group, gpus_per_node_, gpus_per_node_});
     groups = std::max(groups, info.group + 1);
   }
   const int n = nodes();
+  free_words_.assign(static_cast<std::size_t>(n) * words_per_node_, ~std::uint64_t{0});
+  if (const int tail = gpus_per_node_ % 64; tail != 0)
+    for (int i = 0; i < n; ++i) free_words_[(i + 1) * words_per_node_ - 1] = (std::uint64_t{1} << tail) - 1;
   group_nodes_.resize(groups);
   whole_free_in_group_.assign(groups, 0);
   bucket_.assign(gpus_per_node_ + 1, std::vector<std::uint64_t>((n + 63) / 64, 0));
@@ -42,7 +45,7 @@ int ClusterState::free_gpus(int node) const { return free_of(nodes_[node]); }
 
 bool ClusterState::gpu_free(int gpu) const {
   const Node& n = nodes_[gpu / gpus_per_node_];
-  return n.up && (n.free_mask >> (gpu % gpus_per_node_) & 1);
+  return n.up && (free_words_[word_index(gpu)] >> (gpu % gpus_per_node_ % 64) & 1);
 }
 
 int ClusterState::max_free_on_a_node() const {
@@ -108,11 +111,13 @@ void ClusterState::allocate(const std::vector<int>& gpus) {
   for (int gpu : gpus) {
     int node = gpu / gpus_per_node_;
     Node& n = nodes_[node];
-    std::uint64_t bit = std::uint64_t{1} << (gpu % gpus_per_node_);
-    assert((n.free_mask & bit) && "GPU given twice");
+    const std::uint64_t bit = std::uint64_t{1} << (gpu % gpus_per_node_ % 64);
+    std::uint64_t& word = word_of(gpu);
+    assert((word & bit) && "GPU given twice");
     int old_free = free_of(n);
     bool old_whole = whole_free(n);
-    n.free_mask &= ~bit;
+    word &= ~bit;
+    --n.free_bits;
     // A node that went down under a running job: backfill and preemption release its GPUs to try a placement and give
     // them back; release() left `free` at 0, so must this (it went to -1 and indexed bucket_[-1]: the fleet month's
     // crash).
@@ -126,11 +131,13 @@ void ClusterState::release(const std::vector<int>& gpus) {
   for (int gpu : gpus) {
     int node = gpu / gpus_per_node_;
     Node& n = nodes_[node];
-    std::uint64_t bit = std::uint64_t{1} << (gpu % gpus_per_node_);
-    assert(!(n.free_mask & bit) && "GPU released twice");
+    const std::uint64_t bit = std::uint64_t{1} << (gpu % gpus_per_node_ % 64);
+    std::uint64_t& word = word_of(gpu);
+    assert(!(word & bit) && "GPU released twice");
     int old_free = free_of(n);
     bool old_whole = whole_free(n);
-    n.free_mask |= bit;
+    word |= bit;
+    ++n.free_bits;
     if (n.up) ++n.free;
     reindex(node, old_free, old_whole);
     --allocated_;
@@ -143,7 +150,7 @@ void ClusterState::set_up(int node, bool up) {
   int old_free = free_of(n);
   bool old_whole = whole_free(n);
   n.up = up;
-  n.free = up ? std::popcount(n.free_mask) : 0;
+  n.free = up ? n.free_bits : 0;
   up_nodes_ += up ? 1 : -1;
   reindex(node, old_free, old_whole);
 }

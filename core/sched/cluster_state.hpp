@@ -1,7 +1,8 @@
 // ClusterState: which GPUs are free and which nodes can take work, indexed so that a placement never rescans every
 // node: nodes are bucketed by their free-GPU count (bitsets, lowest index first), and leaf groups are kept ordered by
-// their count of wholly free nodes. GPUs are global indices node * gpus_per_node + local (gpus_per_node <= 64).
-// A down node offers nothing (it sits in bucket 0 and counts no whole node).
+// their count of wholly free nodes. GPUs are global indices node * gpus_per_node + local; a node's free GPUs are a
+// bitset of ceil(gpus_per_node / 64) words, so a node or NVLink domain of any size the topology reader accepts (576)
+// places. A down node offers nothing (it sits in bucket 0 and counts no whole node).
 #pragma once
 
 #include <bit>
@@ -58,19 +59,24 @@ class ClusterState {
 
  private:
   struct Node {
-    std::uint64_t free_mask = 0;  // bit i set: local GPU i free
     bool up = true;
     int group = 0;
-    int free = 0;  // popcount(free_mask) when up, else 0
+    int free = 0;       // free_bits when up, else 0
+    int free_bits = 0;  // bits set in the node's words of free_words_
   };
-  bool whole_free(const Node& n) const { return n.up && n.free_mask == full_mask_; }
+  bool whole_free(const Node& n) const { return n.up && n.free_bits == gpus_per_node_; }
+  std::uint64_t& word_of(int gpu) { return free_words_[word_index(gpu)]; }
+  std::size_t word_index(int gpu) const {
+    return static_cast<std::size_t>(gpu / gpus_per_node_) * words_per_node_ + (gpu % gpus_per_node_) / 64;
+  }
   int free_of(const Node& n) const;
   // Moves a node between buckets and group counts after its mask or state changed (old values given).
   void reindex(int node, int old_free, bool old_whole);
 
   int gpus_per_node_ = 0;
-  std::uint64_t full_mask_ = 0;
+  std::size_t words_per_node_ = 1;
   std::vector<Node> nodes_;
+  std::vector<std::uint64_t> free_words_;  // node-major; bit (local % 64) of word local / 64: local GPU free
   std::vector<std::vector<int>> group_nodes_;
   std::vector<int> whole_free_in_group_;
   int max_group_size_ = 0;

@@ -1,31 +1,45 @@
 #include "core/sched/preemption.hpp"
 
+#include <algorithm>
+
 namespace tt {
 
-bool PreemptionPolicy::may_preempt(int queue, int priority, int gpus, VictimCandidate& c, const CohortQuota& quota,
-                                   const QuotaUsage& usage) const {
-  if (c.queue == queue) {
-    c.reclaim = false;
-    return preempts_within(queue) && c.priority < priority;
+bool PreemptionPolicy::within_candidate(int queue, int priority, Seconds queued, int victim_priority,
+                                        Seconds victim_queued) const {
+  switch (queues_[queue].within_queue) {
+    case WithinQueuePreemption::Never:
+      return false;
+    case WithinQueuePreemption::LowerPriority:
+      return victim_priority < priority;
+    case WithinQueuePreemption::LowerOrNewerEqualPriority:
+      return victim_priority < priority || (victim_priority == priority && queued < victim_queued);
   }
-  const ReclaimPreemption mode = queues_[queue].reclaim;
-  if (mode == ReclaimPreemption::Never || !quota.in_cohort(queue) || quota.cohort_of(c.queue) != quota.cohort_of(queue))
-    return false;
-  if (usage.used[queue] + gpus > quota.nominal(queue)) return false;  // only a queue within its quota reclaims
-  if (!quota.borrowing(usage, c.queue)) return false;
-  if (mode == ReclaimPreemption::LowerPriority && c.priority >= priority) return false;
-  c.reclaim = true;
-  return true;
+  return false;
 }
 
-bool PreemptionPolicy::keeps_guarantee(const VictimCandidate& v, const CohortQuota& quota,
-                                       const QuotaUsage& usage) const {
-  return !v.reclaim || (quota.borrowing(usage, v.queue) && usage.used[v.queue] - v.gpus >= quota.guaranteed(v.queue));
+bool PreemptionPolicy::reclaim_candidate(int queue, int priority, int victim_priority) const {
+  switch (queues_[queue].reclaim) {
+    case ReclaimPreemption::Never:
+      return false;
+    case ReclaimPreemption::LowerPriority:
+      return victim_priority < priority;
+    case ReclaimPreemption::Any:
+      return true;
+  }
+  return false;
+}
+
+std::optional<int> PreemptionPolicy::borrow_threshold(int queue, int priority) const {
+  const QueueSpec& q = queues_[queue];
+  if (!q.borrow_within_cohort) return std::nullopt;
+  if (q.max_priority_threshold && *q.max_priority_threshold < priority) return *q.max_priority_threshold + 1;
+  return priority;
 }
 
 bool PreemptionPolicy::before(const VictimCandidate& a, const VictimCandidate& b) const {
   if (a.reclaim != b.reclaim) return a.reclaim;
   if (a.priority != b.priority) return a.priority < b.priority;
+  if (order_ == VictimOrder::LeastWorkLost && a.lost != b.lost) return a.lost < b.lost;
   if (a.admission != b.admission) return a.admission > b.admission;
   return a.job < b.job;
 }

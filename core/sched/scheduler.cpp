@@ -13,11 +13,20 @@ struct Scheduler::Pass {
   int blocker = -1;                 // backfill off: the first job blocked by capacity
   std::vector<int> shadow;          // reserved GPUs held back from jobs that would outlive the reservation
   bool shadow_on = false;
-  std::vector<std::vector<std::pair<int, int>>> preempt_failed;  // per queue: (priority, gpus) that found no victims
+  // Per queue: jobs that found no victims, as (priority, gpus, queued at). A job with at least as many GPUs finds none
+  // either if it has the same priority and was queued no earlier, or a lower priority and no borrow threshold: its
+  // candidates are the same or fewer, met in the same order (a lower priority's are a prefix of each kind), so every
+  // search below removes no more than the failed one did, and a larger job fits no sooner. (With borrow_within_cohort
+  // the threshold depends on the priority, so only the same priority counts.)
+  struct Failed {
+    int priority, gpus;
+    Seconds queued;
+  };
+  std::vector<std::vector<Failed>> preempt_failed;
 };
 
 Scheduler::Scheduler(const std::vector<QueueSpec>& queues, const SchedulerOptions& options, std::vector<SchedJob> jobs)
-    : quota_(queues), preemption_(queues), options_(options) {
+    : quota_(queues), preemption_(queues, options.victim_order), options_(options) {
   if (options.ordering == QueueOrdering::FairShare)
     ordering_ = std::make_unique<FairShareOrdering>(options.fair_share_half_life);
   else
@@ -83,23 +92,22 @@ void Scheduler::add_running(int job, int sign) {
   }
 }
 
-long long Scheduler::preemptible_gpus(int q, int prio, int g) const {
-  long long avail = 0;
-  auto below = [&](int r) {
+long long Scheduler::preemptible_gpus(int q, int prio) const {
+  auto held_below = [&](int r, int bound) {  // GPUs held by the queue's jobs of priority < bound
     long long sum = 0;
     for (const auto& [pr, gp] : running_gpus_[r]) {
-      if (pr >= prio) break;
+      if (pr >= bound) break;
       sum += gp;
     }
     return sum;
   };
-  if (preemption_.preempts_within(q)) avail += below(q);
-  if (preemption_.reclaims(q) && quota_.in_cohort(q) && usage_.used[q] + g <= quota_.nominal(q))
+  long long avail = 0;
+  if (preemption_.preempts_within(q)) avail += held_below(q, preemption_.newer_equal_within(q) ? prio + 1 : prio);
+  // Other queues' jobs are taken only while the queue is under its nominal quota, or with borrow_within_cohort.
+  if (preemption_.reclaims(q) && (usage_.used[q] < nominal_[q] || preemption_.borrow_threshold(q, prio)))
     for (int r : cohort_queues_[q]) {
       if (r == q || !quota_.borrowing(usage_, r)) continue;
-      long long cap = usage_.used[r] - quota_.guaranteed(r);
-      if (preemption_.reclaim_mode(q) == ReclaimPreemption::LowerPriority) cap = std::min(cap, below(r));
-      avail += std::max(0LL, cap);
+      avail += preemption_.reclaim_mode(q) == ReclaimPreemption::Any ? usage_.used[r] : held_below(r, prio);
     }
   return avail;
 }
@@ -130,6 +138,16 @@ void Scheduler::set_estimated_end(int job, Seconds end) {
 
 void Scheduler::set_remaining(int job, Seconds runtime) {
   if (jobs_[job].state == State::Pending) jobs_[job].runtime = runtime;
+}
+
+bool Scheduler::would_borrow(int job) const {
+  const Job& x = jobs_[job];
+  if (x.skip_pass == pass_) return false;
+  const int q = x.spec.queue;
+  // Kueue's flavor assigner: a job that fits borrows when it takes the queue past its nominal quota; one that must
+  // preempt borrows when it alone exceeds the nominal quota (then only borrow_within_cohort lets it preempt).
+  if (quota_.fits(usage_, q, x.spec.gpus)) return usage_.used[q] + x.spec.gpus > nominal_[q];
+  return x.spec.gpus > nominal_[q];
 }
 
 std::optional<Seconds> Scheduler::next_deadline() const {
@@ -168,22 +186,38 @@ ScheduleResult Scheduler::schedule(Seconds now, ClusterState& cluster) {
     if (a.it->order != b.it->order) return a.it->order > b.it->order;
     return a.it->job > b.it->job;
   };
+  // Kueue's order within a pass (its scheduler's entryOrdering): jobs that fit within their queue's nominal quota
+  // before jobs that would borrow, then the order above. A queue keeps its own order: from its first job that would
+  // borrow, the rest of the queue waits for the second round. Each round is one merge over the queues.
+  std::vector<std::set<Key>::iterator> borrowers(nq);
+  for (int q = 0; q < nq; ++q) borrowers[q] = pending_[q].end();
   std::vector<Head> heap;
-  for (int q = 0; q < nq; ++q)
-    if (!pending_[q].empty()) heap.push_back({pending_[q].begin(), q});
-  std::make_heap(heap.begin(), heap.end(), later);
-  while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), later);
-    Head h = heap.back();
-    heap.pop_back();
-    int job = h.it->job;
-    auto next = std::next(h.it);
-    examine(job, p);
-    if (next != pending_[h.queue].end()) {
-      heap.push_back({next, h.queue});
-      std::push_heap(heap.begin(), heap.end(), later);
+  auto merge = [&](bool borrowing_round) {
+    heap.clear();
+    for (int q = 0; q < nq; ++q) {
+      auto first = borrowing_round ? borrowers[q] : pending_[q].begin();
+      if (first != pending_[q].end()) heap.push_back({first, q});
     }
-  }
+    std::make_heap(heap.begin(), heap.end(), later);
+    while (!heap.empty()) {
+      std::pop_heap(heap.begin(), heap.end(), later);
+      Head h = heap.back();
+      heap.pop_back();
+      const int job = h.it->job;
+      auto next = std::next(h.it);
+      if (!borrowing_round && would_borrow(job)) {
+        borrowers[h.queue] = h.it;  // not examined, so still pending: the iterator stays valid
+        continue;
+      }
+      examine(job, p);
+      if (next != pending_[h.queue].end()) {
+        heap.push_back({next, h.queue});
+        std::push_heap(heap.begin(), heap.end(), later);
+      }
+    }
+  };
+  merge(false);
+  merge(true);
   set_shadow(false, p);
   return std::move(p.result);
 }
@@ -312,19 +346,30 @@ bool Scheduler::try_preempt(int job, Pass& p) {
   const int prio = x.spec.priority;
   const int g = x.spec.gpus;
   if (!preemption_.preempts_within(q) && !preemption_.reclaims(q)) return false;
-  for (const auto& [fp, fg] : p.preempt_failed[q])
-    if (fp >= prio && fg <= g) return false;
-  const long long avail = preemptible_gpus(q, prio, g);
-  if (avail == 0 || p.cluster->total_free_gpus() + avail < g) {
-    p.preempt_failed[q].push_back({prio, g});
+  if (!preemption_.eligible(q, g, quota_)) return false;
+  const bool threshold = preemption_.borrow_threshold(q, prio).has_value();
+  for (const auto& f : p.preempt_failed[q])
+    if (f.gpus <= g && ((f.priority == prio && f.queued <= x.enqueued) || (f.priority > prio && !threshold)))
+      return false;
+  auto failed = [&] {
+    p.preempt_failed[q].push_back({prio, g, x.enqueued});
     return false;
-  }
+  };
+  const long long avail = preemptible_gpus(q, prio);
+  if (avail == 0 || p.cluster->total_free_gpus() + avail < g) return failed();
 
+  // Kueue's findCandidates: lower (or newer equal) priorities of the queue; jobs of the cohort's borrowing queues.
   std::vector<VictimCandidate> cands;
-  for (int r : cohort_queues_[q])
+  for (int r : cohort_queues_[q]) {
+    if (r == q ? !preemption_.preempts_within(q) : !preemption_.reclaims(q) || !quota_.borrowing(usage_, r)) continue;
+    const bool equal_too = r == q && preemption_.newer_equal_within(q);
     for (const auto& [vp, v] : running_in_[r]) {
-      if (r == q && vp >= prio) break;  // within the queue only lower priorities are candidates
       const Job& y = jobs_[v];
+      if (r == q ? !preemption_.within_candidate(q, prio, x.enqueued, vp, y.enqueued)
+                 : !preemption_.reclaim_candidate(q, prio, vp)) {
+        if (vp > prio || (vp == prio && !equal_too)) break;  // by priority: no later job is a candidate either
+        continue;
+      }
       if (y.start == p.now) continue;  // started at this instant: never killed before it ran
       // Compared as the deadline is (start + exempt > now), not as now - start < exempt: in floating point both can
       // hold with start + exempt == now, and a deadline that is already due made the controller loop on Timer.
@@ -332,41 +377,79 @@ bool Scheduler::try_preempt(int job, Pass& p) {
         relax_.insert({y.start + options_.preemption_exempt_time, v});  // look again once it may be preempted
         continue;
       }
-      VictimCandidate c{v, r, y.spec.priority, y.spec.gpus, y.admission, false};
-      if (preemption_.may_preempt(q, prio, g, c, quota_, usage_)) cands.push_back(c);
+      cands.push_back({v, r, vp, y.spec.gpus, y.admission, r != q, p.now - y.last_checkpoint});
     }
+  }
+  if (cands.empty()) return failed();
   std::sort(cands.begin(), cands.end(),
             [&](const VictimCandidate& a, const VictimCandidate& b) { return preemption_.before(a, b); });
 
-  auto fits = [&] { return quota_.fits(usage_, q, g) && !place(x, p).gpus.empty(); };
-  std::vector<VictimCandidate> victims;
-  bool ok = false;
-  for (const auto& c : cands) {
-    if (!preemption_.keeps_guarantee(c, quota_, usage_)) continue;
-    p.cluster->release(jobs_[c.job].gpus);
-    charge(c.queue, -c.gpus);
-    victims.push_back(c);
-    if ((ok = fits())) break;
-  }
+  auto take = [&](const VictimCandidate& v) {
+    p.cluster->release(jobs_[v.job].gpus);
+    charge(v.queue, -v.gpus);
+  };
   auto restore = [&](const VictimCandidate& v) {
     p.cluster->allocate(jobs_[v.job].gpus);
     charge(v.queue, v.gpus);
   };
-  if (!ok) {
-    for (const auto& v : victims) restore(v);
-    p.preempt_failed[q].push_back({prio, g});
-    return false;
-  }
-  // Keep running every victim the job turns out not to need (the last one added is needed).
-  for (std::size_t i = victims.size() - 1; i-- > 0;) {
-    restore(victims[i]);
-    if (fits()) {
-      victims.erase(victims.begin() + static_cast<std::ptrdiff_t>(i));
-    } else {
-      p.cluster->release(jobs_[victims[i].job].gpus);
-      charge(victims[i].queue, -victims[i].gpus);
+  std::vector<VictimCandidate> victims;
+  // Kueue's minimalPreemptions: take candidates in order (from another queue only while it still borrows) until the
+  // job fits, within its nominal quota unless borrowing is allowed; then give back, last taken first, every victim
+  // the job turns out not to need (the last one taken is needed). With a borrow threshold, taking a victim of another
+  // queue at or above it forbids borrowing.
+  auto minimal = [&](const std::vector<VictimCandidate>& list, bool allow_borrowing, std::optional<int> threshold) {
+    victims.clear();
+    auto quota_fits = [&] {
+      return quota_.fits(usage_, q, g) && (allow_borrowing || usage_.used[q] + g <= nominal_[q]);
+    };
+    auto fits = [&] { return quota_fits() && !place(x, p).gpus.empty(); };
+    // Cheap bound first, on quota alone (the search removes at most every candidate): no GPU moves if it fails.
+    long long freed = 0;
+    for (const auto& c : list) charge(c.queue, -c.gpus), freed += c.gpus;
+    const bool possible = quota_fits() && p.cluster->total_free_gpus() + freed >= g;
+    for (const auto& c : list) charge(c.queue, c.gpus);
+    if (!possible) return false;
+    bool ok = false;
+    for (const auto& c : list) {
+      if (c.reclaim && !quota_.borrowing(usage_, c.queue)) continue;
+      if (c.reclaim && threshold && c.priority >= *threshold) allow_borrowing = false;
+      take(c);
+      victims.push_back(c);
+      if ((ok = fits())) break;
     }
+    if (!ok) {
+      for (const auto& v : victims) restore(v);
+      victims.clear();
+      return false;
+    }
+    for (std::size_t i = victims.size() - 1; i-- > 0;) {
+      restore(victims[i]);
+      if (fits())
+        victims.erase(victims.begin() + static_cast<std::ptrdiff_t>(i));
+      else
+        take(victims[i]);
+    }
+    return true;
+  };
+  // Kueue's GetTargets: with only the queue's own candidates, preempt and borrow; with borrow_within_cohort, one
+  // search over all (other queues' jobs only below the threshold when the queue is at or above its nominal quota);
+  // otherwise reclaim without borrowing while the queue is under its nominal quota, and last the queue's own jobs,
+  // borrowing.
+  std::vector<VictimCandidate> own;
+  for (const auto& c : cands)
+    if (!c.reclaim) own.push_back(c);
+  const bool under_nominal = usage_.used[q] < nominal_[q];
+  bool ok = false;
+  if (own.size() == cands.size()) {
+    ok = minimal(cands, true, std::nullopt);
+  } else if (auto threshold = preemption_.borrow_threshold(q, prio)) {
+    if (!under_nominal)
+      std::erase_if(cands, [&](const VictimCandidate& c) { return c.reclaim && c.priority >= *threshold; });
+    ok = minimal(cands, true, threshold);
+  } else {
+    ok = (under_nominal && minimal(cands, false, std::nullopt)) || minimal(own, true, std::nullopt);
   }
+  if (!ok) return failed();
   for (const auto& v : victims) {
     Job& y = jobs_[v.job];
     by_end_.erase({y.est_end, v.job});

@@ -1,7 +1,9 @@
 // Scheduler: the scheduling mechanism, wired from the policies in this folder (CohortQuota, an OrderingPolicy, a
 // PlacementPolicy, EasyBackfill, PreemptionPolicy). It keeps the waiting jobs (per queue, in order), the running jobs
 // (by estimated end) and the queues' usage; a pass decides which jobs start where, which running jobs are preempted
-// for them, and one reason for every job that still waits. Deterministic, no I/O, gang always.
+// for them, and one reason for every job that still waits, as Kueue's scheduler would (docs/scheduling.md: jobs within
+// their queue's nominal quota before jobs that would borrow; Kueue's classical preemption). Deterministic, no I/O,
+// gang always.
 // The caller owns the ClusterState: schedule() allocates the GPUs of the jobs it starts and releases those of the
 // jobs it preempts (they are requeued at the head of their queue); the caller releases the GPUs of jobs that end and
 // then calls finished(). A pass runs only when something that can change its outcome happened since the last one.
@@ -112,7 +114,8 @@ class Scheduler {
   void wait(int job, PendingReason why, Pass& p);
   void charge(int queue, int gpus);
   void add_running(int job, int sign);                                  // into or out of the per-queue running indexes
-  long long preemptible_gpus(int queue, int priority, int gpus) const;  // an upper bound of what victims could free
+  long long preemptible_gpus(int queue, int priority) const;  // an upper bound of what victims could free
+  bool would_borrow(int job) const;  // this pass: it takes its queue past the nominal quota (Kueue's Borrowing)
 
   CohortQuota quota_;
   PreemptionPolicy preemption_;

@@ -70,9 +70,10 @@ Topology make_single_node(const FabricParams& p) {
   return std::move(b).build();
 }
 
-Topology make_rail_optimized(const FabricParams& p) {
+namespace {
+Topology rail_optimized(const FabricParams& p, const char* generator) {
   check(p);
-  Topology::Builder b(p.name, "rail-optimized", p.gpu, p.gpus_per_node);
+  Topology::Builder b(p.name, generator, p.gpu, p.gpus_per_node);
   const int groups = group_count(p);
   for (int i = 0; i < p.nodes; ++i) b.add_node(numbered("n", i), i / p.nodes_per_group, p.nvlink_latency);
   std::vector<std::vector<VertexId>> leaves(groups);
@@ -91,6 +92,11 @@ Topology make_rail_optimized(const FabricParams& p) {
   add_storage(b, p, groups > 1 ? spines : leaves[0]);
   return std::move(b).build();
 }
+}  // namespace
+
+Topology make_rail_optimized(const FabricParams& p) { return rail_optimized(p, "rail-optimized"); }
+
+Topology make_nvlink_rack(const FabricParams& p) { return rail_optimized(p, "nvlink-rack"); }
 
 Topology make_leaf_spine(const FabricParams& p) {
   check(p);

@@ -60,6 +60,18 @@ Topology make_single_node(const FabricParams& p);
 //      (inside a node all GPUs share an NVSwitch)
 Topology make_rail_optimized(const FabricParams& p);
 
+// Rack-scale NVLink (GB200 NVL72 style): each rack is one NVLink domain, modelled as one node of gpus_per_node GPUs
+// on one NVSwitch fabric (NVL72: 18 compute trays of 4 GPUs = 72; trays are not separate nodes: a job of at most a
+// rack's GPUs always lies in one domain, a larger one takes whole racks). Racks are joined by a rail-optimized
+// scale-out fabric, one NIC per GPU, exactly as make_rail_optimized (nodes_per_group racks under a set of leaves).
+//
+//            spine0 ........ spineS-1 ---- storage
+//           /   |    \     (every leaf to every spine)
+//     leaf(g0,r0) ... leaf(g0,r71)      (one leaf per GPU rail and group)
+//        |  \             |  .
+//      rack0 rack1 ...  (72 GPUs on one NVLink domain each: 18 trays x 4 behind the rack's NVSwitches)
+Topology make_nvlink_rack(const FabricParams& p);
+
 // Leaf-spine (rack style): all NICs of a node go to its rack's one leaf (ToR); leaves connect to every spine with
 // uplink = downlink / oversubscription (per leaf: nodes in its rack x gpus_per_node x nic_bandwidth / oversubscription,
 // split evenly over the spines). Storage hangs off every spine; with a single rack, off its one leaf.

@@ -27,7 +27,11 @@ Scenario random_scenario(std::uint64_t seed) {
       if (rng.uniform() < 0.4) qs.lending_limit = 8 * rng.uniform_int(0, qs.gpu_quota / 8);
       qs.reclaim = static_cast<ReclaimPreemption>(rng.uniform_int(0, 2));
     }
-    qs.within_queue = rng.uniform() < 0.5 ? WithinQueuePreemption::Never : WithinQueuePreemption::LowerPriority;
+    qs.within_queue = static_cast<WithinQueuePreemption>(rng.uniform_int(0, 2));
+    if (!qs.cohort.empty() && rng.uniform() < 0.4) {
+      qs.borrow_within_cohort = true;
+      if (rng.uniform() < 0.5) qs.max_priority_threshold = 10 * rng.uniform_int(0, 1);
+    }
     qs.strategy = rng.uniform() < 0.3 ? QueueingStrategy::StrictFifo : QueueingStrategy::BestEffortFifo;
     queues.push_back(qs);
   }
@@ -57,6 +61,7 @@ Scenario random_scenario(std::uint64_t seed) {
   s.scheduler.ordering = rng.uniform() < 0.5 ? QueueOrdering::Priority : QueueOrdering::FairShare;
   s.scheduler.fair_share_half_life = Seconds(600);
   s.scheduler.placement = rng.uniform() < 0.7 ? PlacementKind::Pack : PlacementKind::Spread;
+  s.scheduler.victim_order = rng.uniform() < 0.7 ? VictimOrder::Kueue : VictimOrder::LeastWorkLost;
   return s;
 }
 

@@ -78,15 +78,20 @@ TEST_CASE("scheduling keys: cohorts, limits, strategies, preemption, priority cl
     {"op": "replace", "path": "/queues", "value": [
       {"name": "research", "gpu_quota": 64, "cohort": "all", "borrowing_limit": 32, "lending_limit": 16,
        "queueing_strategy": "StrictFIFO", "preemption": {"within_queue": "LowerPriority", "reclaim_within_cohort": "Any"}},
-      {"name": "prod", "gpu_quota": 128, "cohort": "all"}]},
+      {"name": "prod", "gpu_quota": 128, "cohort": "all"},
+      {"name": "scavenger", "gpu_quota": 0, "cohort": "all", "preemption": {"within_queue": "LowerOrNewerEqualPriority",
+       "reclaim_within_cohort": "LowerPriority",
+       "borrow_within_cohort": {"policy": "LowerPriority", "max_priority_threshold": -1}}}]},
     {"op": "add", "path": "/priority_classes", "value": [{"name": "high", "value": 1000}, {"name": "low", "value": -5}]},
     {"op": "add", "path": "/scheduler", "value": {"ordering": "fair_share", "fair_share_half_life": "2d",
-                                                   "backfill": "easy", "placement": "spread"}},
+                                                   "backfill": "easy", "placement": "spread",
+                                                   "victim_order": "least_work_lost"}},
     {"op": "remove", "path": "/jobs/0/priority"},
     {"op": "add", "path": "/jobs/0/priority_class", "value": "high"},
     {"op": "add", "path": "/jobs/0/estimated_runtime", "value": "5h"},
     {"op": "add", "path": "/jobs/0/topology", "value": {"max_leaf_groups": 1, "max_wait": "30m"}},
-    {"op": "add", "path": "/jobs/1/topology", "value": {"max_leaf_groups": 2, "mode": "preferred"}}
+    {"op": "add", "path": "/jobs/1/topology", "value": {"max_leaf_groups": 2, "mode": "preferred"}},
+    {"op": "replace", "path": "/jobs/1/queue", "value": "scavenger"}
   ])";
   auto s = read_scenario(patched(good), "good.json");
   const auto& q = s.queues[0];
@@ -96,7 +101,15 @@ TEST_CASE("scheduling keys: cohorts, limits, strategies, preemption, priority cl
   CHECK(q.strategy == QueueingStrategy::StrictFifo);
   CHECK(q.within_queue == WithinQueuePreemption::LowerPriority);
   CHECK(q.reclaim == ReclaimPreemption::Any);
+  CHECK_FALSE(q.borrow_within_cohort);
   CHECK(s.queues[1].strategy == QueueingStrategy::BestEffortFifo);
+  const auto& scavenger = s.queues[2];  // a nominal quota of 0: it only borrows
+  CHECK(scavenger.gpu_quota == 0);
+  CHECK(scavenger.within_queue == WithinQueuePreemption::LowerOrNewerEqualPriority);
+  CHECK(scavenger.borrow_within_cohort);
+  CHECK(scavenger.max_priority_threshold == -1);
+  CHECK(s.scheduler.victim_order == VictimOrder::LeastWorkLost);
+  CHECK(s.jobs[1].queue == "scavenger");  // it can only run by borrowing: accepted, it pends with a quota reason
   CHECK_FALSE(s.queues[1].borrowing_limit);
   CHECK(s.scheduler.ordering == QueueOrdering::FairShare);
   CHECK(s.scheduler.fair_share_half_life.value == 2 * 86400.0);
@@ -116,6 +129,8 @@ TEST_CASE("scheduling keys: cohorts, limits, strategies, preemption, priority cl
   CHECK(defaults.scheduler.placement == PlacementKind::Pack);
   CHECK(defaults.queues[0].reclaim == ReclaimPreemption::Never);
   CHECK(defaults.queues[0].within_queue == WithinQueuePreemption::Never);
+  CHECK_FALSE(defaults.queues[0].borrow_within_cohort);
+  CHECK(defaults.scheduler.victim_order == VictimOrder::Kueue);
   CHECK(defaults.jobs[0].topology.max_leaf_groups == 0);
 
   check_bad_cases({
@@ -137,7 +152,21 @@ TEST_CASE("scheduling keys: cohorts, limits, strategies, preemption, priority cl
        "/queues/0/preemption/within", "allowed here: within_queue, reclaim_within_cohort"},
       {"bad within-queue policy",
        R"([{"op": "add", "path": "/queues/0/preemption", "value": {"within_queue": "Any"}}])",
-       "/queues/0/preemption/within_queue", "a within-queue preemption policy (Never, LowerPriority)"},
+       "/queues/0/preemption/within_queue",
+       "a within-queue preemption policy (Never, LowerPriority, LowerOrNewerEqualPriority)"},
+      {"borrow within cohort without a cohort",
+       R"([{"op": "add", "path": "/queues/0/preemption", "value": {"borrow_within_cohort": {"policy": "LowerPriority"}}}])",
+       "/queues/0/preemption/borrow_within_cohort", "no borrow_within_cohort for a queue in no cohort"},
+      {"threshold without a policy",
+       R"([{"op": "add", "path": "/queues/0/cohort", "value": "c"}, {"op": "add", "path": "/queues/0/preemption", "value": {"borrow_within_cohort": {"policy": "Never", "max_priority_threshold": 3}}}])",
+       "/queues/0/preemption/borrow_within_cohort/max_priority_threshold", "no threshold unless"},
+      {"borrow within cohort policy missing",
+       R"([{"op": "add", "path": "/queues/0/cohort", "value": "c"}, {"op": "add", "path": "/queues/0/preemption", "value": {"borrow_within_cohort": {}}}])",
+       "/queues/0/preemption/borrow_within_cohort/policy", "required"},
+      {"negative quota", R"([{"op": "replace", "path": "/queues/0/gpu_quota", "value": -1}])", "/queues/0/gpu_quota",
+       ">= 0"},
+      {"unknown victim order", R"([{"op": "add", "path": "/scheduler", "value": {"victim_order": "least-work-lost"}}])",
+       "/scheduler/victim_order", "did you mean \"least_work_lost\""},
       {"duplicate priority class",
        R"([{"op": "add", "path": "/priority_classes", "value": [{"name": "a", "value": 1}, {"name": "a", "value": 2}]}])",
        "/priority_classes/1/name", "already /priority_classes/0"},

@@ -157,7 +157,7 @@ TEST_CASE("scenario jobs and faults must fit the topology", "[unit]") {
   check_bad_cases({
       {"tp wider than a node",
        R"([{"op": "replace", "path": "/jobs/0/parallel", "value": {"tp": 16, "pp": 4, "dp": 1}}])",
-       "/jobs/0/parallel/tp", "divides the 8 GPUs of a node"},
+       "/jobs/0/parallel/tp", "of at most the 8 GPUs of a node"},
       {"job on a fraction of a node beyond one node",
        R"([{"op": "replace", "path": "/jobs/0/parallel", "value": {"tp": 4, "pp": 1, "dp": 3}},
            {"op": "replace", "path": "/jobs/0/gpus", "value": 12},

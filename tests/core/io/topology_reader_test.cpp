@@ -82,6 +82,30 @@ TEST_CASE("topology reader: generator forms", "[unit]") {
   CHECK(racks.switch_count(VertexKind::Spine) == 8);
 }
 
+TEST_CASE("topology reader: rack-scale NVLink (GB200 NVL72) and its limits", "[unit]") {
+  const char* nvl72 = R"({"name": "nvl", "generator": "nvlink-rack", "gpu": "GB200", "racks": 8, "nic_bandwidth":
+    "800Gbps", "racks_per_group": 4, "storage": {"bandwidth": "400GB/s"}})";
+  Topology t = read(nvl72);
+  CHECK(t.generator() == "nvlink-rack");
+  CHECK(t.gpus_per_node() == 72);  // 18 trays x 4 GPUs by default: one NVLink domain per rack
+  CHECK(t.nodes().size() == 8);
+  CHECK(t.groups() == 2);
+  CHECK(t.switch_count(VertexKind::Leaf) == 2 * 72);  // one leaf per GPU rail and group
+  CHECK(t.find_link("n7/gpu71~leaf-g1-r71") >= 0);
+  auto doc = nlohmann::json::parse(nvl72);
+  doc["trays_per_rack"] = 37;
+  doc["gpus_per_tray"] = 16;
+  std::string msg;
+  CHECK(error_pointer(doc.dump(), &msg) == "/gpus_per_tray");
+  CHECK_THAT(msg, Catch::Contains("at most 576 GPUs in one NVLink domain") && Catch::Contains("found 37 x 16"));
+  doc.erase("gpus_per_tray");
+  doc["trays_per_rack"] = 144;  // 144 x 4 = 576: the limit itself
+  CHECK(read(doc.dump()).gpus_per_node() == 576);
+  CHECK(error_pointer(R"({"name": "g", "generator": "nvl72", "gpu": "GB200", "storage": {"bandwidth": "1GB/s"}})",
+                      &msg) == "/generator");
+  CHECK_THAT(msg, Catch::Contains("\"nvlink-rack\""));
+}
+
 TEST_CASE("topology reader: explicit form", "[unit]") {
   Topology t = read(kExplicit);
   CHECK(t.generator() == "explicit");

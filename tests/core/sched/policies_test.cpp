@@ -89,40 +89,49 @@ TEST_CASE(
   CHECK(state.total_free_gpus() == 8);
 }
 
-TEST_CASE("preemption policy: who may be preempted, and least lost work first", "[unit][sched]") {
+TEST_CASE("preemption policy: candidates, eligibility, borrow threshold and victim order", "[unit][sched]") {
   QueueSpec a = in_cohort("a", 16);
   a.within_queue = WithinQueuePreemption::LowerPriority;
   a.reclaim = ReclaimPreemption::LowerPriority;
-  std::vector<QueueSpec> qs = {a, in_cohort("b", 16), {"solo", 16}};
-  PreemptionPolicy policy(qs);
+  QueueSpec b = in_cohort("b", 16);
+  b.within_queue = WithinQueuePreemption::LowerOrNewerEqualPriority;
+  b.reclaim = ReclaimPreemption::Any;
+  b.borrow_within_cohort = true;
+  b.max_priority_threshold = 3;
+  std::vector<QueueSpec> qs = {a, b, {"solo", 16}};
+  PreemptionPolicy policy(qs, VictimOrder::Kueue);
   CohortQuota quota(qs);
-  QuotaUsage u = quota.empty_usage();
-  quota.charge(u, 1, 24);  // b borrows 8
-  VictimCandidate same{1, 0, 0, 8, 1};
-  CHECK(policy.may_preempt(0, 5, 8, same, quota, u));
-  CHECK_FALSE(same.reclaim);
-  CHECK_FALSE(policy.may_preempt(0, 0, 8, same, quota, u));  // equal priority: never
-  VictimCandidate other{2, 1, 0, 8, 1};
-  CHECK(policy.may_preempt(0, 5, 8, other, quota, u));
-  CHECK(other.reclaim);
-  CHECK(policy.keeps_guarantee(other, quota, u));
-  CHECK_FALSE(policy.may_preempt(0, 5, 24, other, quota, u));  // a would exceed its own quota: no reclaim
-  VictimCandidate high{3, 1, 9, 8, 1};
-  CHECK_FALSE(policy.may_preempt(0, 5, 8, high, quota, u));  // LowerPriority reclaim
-  VictimCandidate outside{4, 2, 0, 8, 1};
-  CHECK_FALSE(policy.may_preempt(0, 5, 8, outside, quota, u));  // not in the cohort
-  quota.charge(u, 1, -8);                                       // b at its quota: not borrowing any more
-  CHECK_FALSE(policy.may_preempt(0, 5, 8, other, quota, u));
-  // Order (Kueue's): what a reclaim takes from a borrowing queue, then lower priority, then the most recently
+  CHECK(std::string(policy.name()) == "kueue");
+  CHECK(policy.within_candidate(0, 5, Seconds(0), 4, Seconds(9)));
+  CHECK_FALSE(policy.within_candidate(0, 5, Seconds(0), 5, Seconds(9)));  // LowerPriority: equal never
+  CHECK(policy.within_candidate(1, 5, Seconds(0), 5, Seconds(9)));        // newer equal
+  CHECK_FALSE(policy.within_candidate(1, 5, Seconds(9), 5, Seconds(9)));  // queued at the same time: not newer
+  CHECK_FALSE(policy.within_candidate(2, 5, Seconds(0), 0, Seconds(9)));  // Never
+  CHECK(policy.reclaim_candidate(0, 5, 4));
+  CHECK_FALSE(policy.reclaim_candidate(0, 5, 5));
+  CHECK(policy.reclaim_candidate(1, 5, 9));  // Any
+  CHECK_FALSE(policy.reclaim_candidate(2, 5, 0));
+  CHECK(policy.eligible(0, 16, quota));
+  CHECK_FALSE(policy.eligible(0, 17, quota));  // borrows even alone: no preemption without borrow_within_cohort
+  CHECK(policy.eligible(1, 24, quota));
+  CHECK_FALSE(policy.borrow_threshold(0, 5));
+  CHECK(policy.borrow_threshold(1, 5) == 4);  // max_priority_threshold 3 + 1
+  CHECK(policy.borrow_threshold(1, 2) == 2);  // the job's own priority when lower
+  // Order (Kueue's candidatesOrdering): from another (borrowing) queue, then lower priority, then the most recently
   // admitted, then the job index; never progress or checkpoint times.
-  VictimCandidate borrowed{5, 1, 3, 8, 1, true}, low{6, 0, 0, 8, 2}, later{7, 0, 0, 8, 3}, earlier{8, 0, 0, 8, 1},
-      twin{9, 0, 0, 8, 1};
+  VictimCandidate borrowed{5, 1, 3, 8, 1, true, Seconds(0)}, low{6, 0, 0, 8, 2, false, Seconds(0)},
+      later{7, 0, 0, 8, 3, false, Seconds(500)}, earlier{8, 0, 0, 8, 1, false, Seconds(1)},
+      twin{9, 0, 0, 8, 1, false, Seconds(1)};
   CHECK(policy.before(borrowed, low));
-  CHECK(policy.before(low, borrowed) == false);
-  CHECK(policy.before(low, VictimCandidate{10, 0, 1, 8, 9}));
+  CHECK_FALSE(policy.before(low, borrowed));
+  CHECK(policy.before(low, VictimCandidate{10, 0, 1, 8, 9, false, Seconds(0)}));
   CHECK(policy.before(later, earlier));
   CHECK(policy.before(earlier, twin));
   CHECK_FALSE(policy.before(twin, earlier));
+  PreemptionPolicy lwl(qs, VictimOrder::LeastWorkLost);
+  CHECK(std::string(lwl.name()) == "kueue-least-work-lost");
+  CHECK(lwl.before(earlier, later));     // 1 s lost beats 500 s
+  CHECK(lwl.before(borrowed, earlier));  // still borrowers first
 }
 
 TEST_CASE("cluster state: GPUs of a node that went down can be released and given back", "[unit][sched]") {

@@ -73,3 +73,53 @@ TEST_CASE("scheduler: priority, then order; without backfill a capacity-blocked 
   CHECK(result.waits[1].reason.kind == WaitKind::Behind);
   CHECK_THAT(describe(result.waits[1].reason, {"a", "b", "c"}, {"q"}), Catch::Contains("behind b (priority 1)"));
 }
+
+TEST_CASE("NVLink domains over 64 GPUs: a node of 72, 130 or 576 GPUs places jobs and keeps its indexes",
+          "[unit][sched]") {
+  // A node's free GPUs were one 64-bit mask: a 576-GPU node never placed a job, and 72- to 200-GPU nodes gave GPU
+  // indices from shifted-out bits (exit 3 in PairIndex).
+  for (int per_node : {65, 72, 130, 576}) {
+    FabricParams p = testing::fabric(2, 2, 1);
+    p.gpus_per_node = per_node;
+    ClusterState state(make_rail_optimized(p));
+    CHECK(state.total_free_gpus() == 2 * per_node);
+    PackPlacement pack;
+    auto whole = pack.place(state, {per_node});
+    REQUIRE(whole.gpus.size() == static_cast<std::size_t>(per_node));
+    CHECK(whole.gpus.front() == 0);
+    CHECK(whole.gpus.back() == per_node - 1);
+    state.allocate(whole.gpus);
+    CHECK(state.whole_free_nodes() == 1);
+    auto part = pack.place(state, {per_node - 1});  // on node 1, past bit 64 of its GPUs
+    REQUIRE(part.gpus.size() == static_cast<std::size_t>(per_node - 1));
+    CHECK(part.gpus.back() == 2 * per_node - 2);
+    state.allocate(part.gpus);
+    CHECK(state.free_gpus(1) == 1);
+    CHECK(state.gpu_free(2 * per_node - 1));
+    CHECK_FALSE(state.gpu_free(2 * per_node - 2));
+    auto last = pack.place(state, {1});
+    CHECK(last.gpus == std::vector<int>{2 * per_node - 1});
+    CHECK(pack.place(state, {2}).gpus.empty());
+    state.release(whole.gpus);
+    CHECK(state.whole_free_nodes() == 1);
+    state.set_up(0, false);
+    state.set_up(0, true);
+    CHECK(state.free_gpus(0) == per_node);
+  }
+  // The whole reader limit, through the scheduler.
+  FabricParams p = testing::fabric(1, 1, 1);
+  p.gpus_per_node = 576;
+  ClusterState state(make_single_node(p));
+  Scheduler sched({{"q", 576}}, SchedulerOptions{}, {{0, 0, 576}, {0, 0, 72}, {0, 0, 504}});
+  sched.enqueue(0, Seconds(0), Seconds(100));
+  auto first = sched.schedule(Seconds(0), state);
+  REQUIRE(first.starts.size() == 1);
+  CHECK(first.starts[0].gpus.size() == 576);
+  state.release(first.starts[0].gpus);
+  sched.finished(0, Seconds(100));
+  sched.enqueue(1, Seconds(100), Seconds(100));
+  sched.enqueue(2, Seconds(100), Seconds(100));
+  auto second = sched.schedule(Seconds(100), state);
+  CHECK(second.starts.size() == 2);
+  CHECK(state.total_free_gpus() == 0);
+}
