@@ -62,6 +62,33 @@ std::optional<std::array<BytesPerSecond, 3>> read_caps(JsonObject& o, const std:
   return out;
 }
 
+// "regimes": [{"algorithm", "protocol", "nodes": 1 | 2 | 3 (three or more), "band", "latency_factor",
+// "bandwidth_factor"}], as `traintwin calibrate` writes them.
+std::vector<RegimeOverride> read_regimes(JsonObject& o) {
+  std::vector<RegimeOverride> out;
+  const std::vector<std::string> bands = {to_string(SizeBand::Small), to_string(SizeBand::Medium),
+                                          to_string(SizeBand::Large)};
+  for (const auto& item : o.array("regimes", true)) {
+    auto r = open(*item.first, o.file(), item.second,
+                  {"algorithm", "protocol", "nodes", "band", "latency_factor", "bandwidth_factor", "points"});
+    RegimeOverride x;
+    x.algorithm = static_cast<Algorithm>(
+        choice(r, "algorithm", {"ring", "tree", "nvls", "hierarchical", "p2p"}, "an algorithm"));
+    x.protocol = static_cast<Protocol>(choice(r, "protocol", {"LL", "LL128", "Simple"}, "a protocol"));
+    x.node_class = int_in(r, "nodes", 1, 3) - 1;
+    x.band = static_cast<SizeBand>(choice(r, "band", bands, "a size band"));
+    x.factors.latency = r.number("latency_factor", 1e-3, 1e3);
+    x.factors.bandwidth = r.number("bandwidth_factor", 1e-3, 1e3);
+    if (present(r, "points")) r.integer("points", 0);
+    r.finish();
+    for (const RegimeOverride& y : out)
+      if (y.algorithm == x.algorithm && y.protocol == x.protocol && y.node_class == x.node_class && y.band == x.band)
+        throw InputError(o.file(), item.second, "each algorithm, protocol, nodes and band once; this one is repeated");
+    out.push_back(x);
+  }
+  return out;
+}
+
 }  // namespace
 
 PerfConstants read_perf(JsonObject& root) {
@@ -86,7 +113,7 @@ CommOverrides read_comm(JsonObject& root) {
   if (!present(root, "comm")) return c;
   auto o = open_child(root, "comm",
                       {"nvls", "algorithms", "protocols", "channels", "nvlink_efficiency", "net_efficiency",
-                       "base_latency", "hw_latency", "caps", "ib_timeout", "ib_retry_cnt", "socket_ifname"});
+                       "base_latency", "hw_latency", "caps", "ib_timeout", "ib_retry_cnt", "socket_ifname", "regimes"});
   c.nvls = o.opt_boolean("nvls");
   if (present(o, "algorithms"))
     c.algorithms = read_names<Algorithm>(o, "algorithms", parse_algorithm,
@@ -117,6 +144,7 @@ CommOverrides read_comm(JsonObject& root) {
   c.ib_timeout = opt_int_in(o, "ib_timeout", 1, 31);
   c.ib_retry_cnt = opt_int_in(o, "ib_retry_cnt", 0, 7);
   c.socket_ifname = o.opt_str("socket_ifname");
+  if (present(o, "regimes")) c.regimes = read_regimes(o);
   o.finish();
   return c;
 }

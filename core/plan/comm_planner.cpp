@@ -394,6 +394,13 @@ std::optional<std::pair<CommPlanner::Option, std::vector<double>>> CommPlanner::
     wire[i] = raw / algbw;
     transfer += size.value * s.fraction / algbw;
   }
+  // The calibrated correction of this algorithm, protocol, node class and size band (comm_constants.hpp).
+  int nodes = 1;
+  for (const PhaseSpec& s : b.specs) nodes = std::max(nodes, s.nodes);
+  const RegimeFactors& f = k_.regime[idx(b.algorithm)][idx(p)][node_class(nodes)][static_cast<int>(size_band(size))];
+  o.latency = o.latency * f.latency;
+  transfer /= f.bandwidth;
+  for (double& w : wire) w /= f.bandwidth;
   o.time = o.latency + Seconds(transfer);
   o.algbw = BytesPerSecond(o.time.value > 0 ? size.value / o.time.value : 0);
   return std::make_pair(o, std::move(wire));
