@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 
+#include "core/io/json_reader.hpp"
 #include "core/io/reader_support.hpp"
 
 namespace tt::reader {
@@ -89,6 +91,25 @@ std::vector<RegimeOverride> read_regimes(JsonObject& o) {
   return out;
 }
 
+// "calibration": a file `traintwin calibrate --out` wrote (relative to the scenario file): its comm.regimes.
+std::vector<RegimeOverride> read_calibration_file(JsonObject& o) {
+  const std::string name = o.str("calibration");
+  namespace fs = std::filesystem;
+  const fs::path path = fs::path(o.file()).parent_path() / name;
+  std::error_code ec;
+  if (name.empty() || !fs::is_regular_file(path, ec))
+    o.fail("calibration", "a calibration file (traintwin calibrate --out) relative to the scenario file's directory; " +
+                              path.string() + " does not exist or is not a file");
+  const Json doc = load_json_file(path.string());
+  JsonObject root(doc, path.string(), "");
+  if (!root.has("comm")) root.fail("comm", "the comm section traintwin calibrate --out writes");
+  auto comm = open_child(root, "comm", {"regimes"});
+  if (!present(comm, "regimes")) comm.fail("regimes", "the fitted regimes");
+  std::vector<RegimeOverride> out = read_regimes(comm);
+  comm.finish();
+  return out;
+}
+
 }  // namespace
 
 PerfConstants read_perf(JsonObject& root) {
@@ -113,7 +134,7 @@ CommOverrides read_comm(JsonObject& root) {
   if (!present(root, "comm")) return c;
   auto o = open_child(root, "comm",
                       {"nvls", "algorithms", "protocols", "channels", "nvlink_efficiency", "net_efficiency",
-                       "base_latency", "hw_latency", "caps", "ib_timeout", "ib_retry_cnt", "socket_ifname", "regimes"});
+                       "base_latency", "hw_latency", "caps", "ib_timeout", "ib_retry_cnt", "socket_ifname", "regimes", "calibration"});
   c.nvls = o.opt_boolean("nvls");
   if (present(o, "algorithms"))
     c.algorithms = read_names<Algorithm>(o, "algorithms", parse_algorithm,
@@ -144,7 +165,10 @@ CommOverrides read_comm(JsonObject& root) {
   c.ib_timeout = opt_int_in(o, "ib_timeout", 1, 31);
   c.ib_retry_cnt = opt_int_in(o, "ib_retry_cnt", 0, 7);
   c.socket_ifname = o.opt_str("socket_ifname");
+  if (present(o, "regimes") && present(o, "calibration"))
+    o.fail("calibration", "either regimes or a calibration file, not both");
   if (present(o, "regimes")) c.regimes = read_regimes(o);
+  if (present(o, "calibration")) c.regimes = read_calibration_file(o);
   o.finish();
   return c;
 }

@@ -43,7 +43,7 @@ TEST_CASE("Uncalibrated defaults hold the public 8 x H100 and 8 x H200 NVLS tabl
 
 // The issue asks for 5% over all sizes; the two tables disagree below 16 MiB (NCCL 2.18.5 against 2.20.5: a 128 KiB
 // call takes 42.5 us in the H100 table, 31.1 us in the H200 one), so a fit on one misses the other there by ~20%.
-// What holds: from 16 MiB up within 5%, over all sizes within 12% (measured: 2.1% and 11.6%).
+// What holds: from 16 MiB up within 5%, over all sizes within 12% (measured: 2.1% and 11.5%).
 TEST_CASE("Calibrated on the H100 table, the model predicts the H200 table [unit]") {
   const Topology h100 = testing::h100_nodes(1), h200 = testing::h100_nodes(1, "H200");
   CommOverrides fitted;

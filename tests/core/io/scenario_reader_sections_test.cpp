@@ -218,3 +218,16 @@ TEST_CASE("a required topology constraint the cluster can never meet is rejected
   doc["jobs"][0]["topology"]["max_wait"] = "1h";  // relaxed after an hour: allowed
   CHECK_NOTHROW(read_scenario(doc, "ok.json"));
 }
+
+TEST_CASE("comm.calibration takes the regimes of a traintwin calibrate --out file", "[unit]") {
+  const Scenario s = read_scenario_file(TT_SOURCE_DIR "/tests/data/scenarios/calibrated-comm.json");
+  REQUIRE(s.perf.comm.regimes);
+  CHECK(s.perf.comm.regimes->size() == 3);  // NVLS / Simple / one node, three bands, from the H100 table's fit
+  for (const RegimeOverride& r : *s.perf.comm.regimes) CHECK(r.algorithm == Algorithm::Nvls);
+  check_bad_cases({
+      {"missing calibration file", R"([{"op": "add", "path": "/comm", "value": {"calibration": "nowhere.json"}}])",
+       "/comm/calibration", "does not exist"},
+      {"calibration and regimes", R"([{"op": "add", "path": "/comm", "value": {"calibration": "x.json", "regimes": []}}])",
+       "/comm/calibration", "not both"},
+  });
+}
