@@ -92,6 +92,7 @@ std::vector<CalibrationPoint> calibration_points(const Topology& topo, const std
                            (m.algorithm ? to_string(*m.algorithm) : "none") + " cannot run " + to_string(m.collective) +
                            " on these GPUs of topology " + topo.name());
     const auto raw = pick(nccl.options(m.collective, gpus, m.size), chosen->algorithm, chosen->protocol);
+    if (!raw) throw std::logic_error("calibration_points: the defaults offer an option NCCL's figures do not");
     CalibrationPoint p;
     p.m = m;
     p.algorithm = chosen->algorithm;
