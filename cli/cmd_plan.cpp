@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "cli/commands.hpp"
+#include "core/calib/tuner_config.hpp"
 #include "core/io/input_error.hpp"
 #include "core/io/scenario_reader.hpp"
 #include "core/plan/collective.hpp"
@@ -23,6 +24,7 @@ struct PlanArgs {
   std::string scenario;
   std::string job;
   std::string topo_file;
+  std::string tuner_csv;
   bool json = false;
 };
 
@@ -71,6 +73,14 @@ int run(const PlanArgs& a) {
     if (!out) throw std::runtime_error("cannot write " + a.topo_file);
   }
   const Seconds timeout = ib_comm_timeout(k);
+  if (!a.tuner_csv.empty()) {
+    std::vector<std::pair<Collective, std::vector<int>>> communicators;
+    for (const CommStep& s : plan.steps)
+      for (const CommGroup& g : s.groups) communicators.emplace_back(g.collective, g.gpus);
+    std::ofstream out(a.tuner_csv);
+    out << tuner_config_csv(CommPlanner(topo, k), communicators);
+    if (!out) throw InputError("command line", "--tuner-csv", "a file that can be written, " + a.tuner_csv);
+  }
 
   if (a.json) {
     nlohmann::json j;
@@ -131,6 +141,9 @@ int run(const PlanArgs& a) {
   std::printf("\nNCCL settings (%s):\n", k.source.c_str());
   for (const auto& [key, value] : env) std::printf("  export %s=%s\n", key.c_str(), value.c_str());
   if (!a.topo_file.empty()) std::printf("  (topology XML of one node written to %s)\n", a.topo_file.c_str());
+  if (!a.tuner_csv.empty())
+    std::printf("  export NCCL_TUNER_CONFIG_FILE=%s  (with NCCL's example tuner plugin: pins the planned algorithms)\n",
+                a.tuner_csv.c_str());
   std::printf(
       "communication timeout: %s (4.096 us x 2^%d per try, %d tries): a link outage longer than this fails "
       "the job; a shorter one only slows it\n",
@@ -146,6 +159,8 @@ Registered add_plan(CLI::App& app) {
   sub->add_option("scenario", a->scenario, "scenario JSON file")->required();
   sub->add_option("--job", a->job, "the job's name")->required();
   sub->add_option("--topo-file", a->topo_file, "write the NCCL_TOPO_FILE XML of the job's first node here");
+  sub->add_option("--tuner-csv", a->tuner_csv,
+                  "write NCCL's tuner-plugin configuration (ext-tuner/example CSV) that pins the planned algorithms");
   sub->add_flag("--json", a->json, "print JSON");
   return {sub, [a] { return run(*a); }};
 }

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 
+#include "core/io/json_reader.hpp"
 #include "core/io/reader_support.hpp"
 
 namespace tt::reader {
@@ -62,6 +64,52 @@ std::optional<std::array<BytesPerSecond, 3>> read_caps(JsonObject& o, const std:
   return out;
 }
 
+// "regimes": [{"algorithm", "protocol", "nodes": 1 | 2 | 3 (three or more), "band", "latency_factor",
+// "bandwidth_factor"}], as `traintwin calibrate` writes them.
+std::vector<RegimeOverride> read_regimes(JsonObject& o) {
+  std::vector<RegimeOverride> out;
+  const std::vector<std::string> bands = {to_string(SizeBand::Small), to_string(SizeBand::Medium),
+                                          to_string(SizeBand::Large)};
+  for (const auto& item : o.array("regimes", true)) {
+    auto r = open(*item.first, o.file(), item.second,
+                  {"algorithm", "protocol", "nodes", "band", "latency_factor", "bandwidth_factor", "points"});
+    RegimeOverride x;
+    x.algorithm = static_cast<Algorithm>(
+        choice(r, "algorithm", {"ring", "tree", "nvls", "hierarchical", "p2p"}, "an algorithm"));
+    x.protocol = static_cast<Protocol>(choice(r, "protocol", {"LL", "LL128", "Simple"}, "a protocol"));
+    x.node_class = int_in(r, "nodes", 1, 3) - 1;
+    x.band = static_cast<SizeBand>(choice(r, "band", bands, "a size band"));
+    x.factors.latency = r.number("latency_factor", 1e-3, 1e3);
+    x.factors.bandwidth = r.number("bandwidth_factor", 1e-3, 1e3);
+    if (present(r, "points")) r.integer("points", 0);
+    r.finish();
+    for (const RegimeOverride& y : out)
+      if (y.algorithm == x.algorithm && y.protocol == x.protocol && y.node_class == x.node_class && y.band == x.band)
+        throw InputError(o.file(), item.second, "each algorithm, protocol, nodes and band once; this one is repeated");
+    out.push_back(x);
+  }
+  return out;
+}
+
+// "calibration": a file `traintwin calibrate --out` wrote (relative to the scenario file): its comm.regimes.
+std::vector<RegimeOverride> read_calibration_file(JsonObject& o) {
+  const std::string name = o.str("calibration");
+  namespace fs = std::filesystem;
+  const fs::path path = fs::path(o.file()).parent_path() / name;
+  std::error_code ec;
+  if (name.empty() || !fs::is_regular_file(path, ec))
+    o.fail("calibration", "a calibration file (traintwin calibrate --out) relative to the scenario file's directory; " +
+                              path.string() + " does not exist or is not a file");
+  const Json doc = load_json_file(path.string());
+  JsonObject root(doc, path.string(), "");
+  if (!root.has("comm")) root.fail("comm", "the comm section traintwin calibrate --out writes");
+  auto comm = open_child(root, "comm", {"regimes"});
+  if (!present(comm, "regimes")) comm.fail("regimes", "the fitted regimes");
+  std::vector<RegimeOverride> out = read_regimes(comm);
+  comm.finish();
+  return out;
+}
+
 }  // namespace
 
 PerfConstants read_perf(JsonObject& root) {
@@ -86,7 +134,7 @@ CommOverrides read_comm(JsonObject& root) {
   if (!present(root, "comm")) return c;
   auto o = open_child(root, "comm",
                       {"nvls", "algorithms", "protocols", "channels", "nvlink_efficiency", "net_efficiency",
-                       "base_latency", "hw_latency", "caps", "ib_timeout", "ib_retry_cnt", "socket_ifname"});
+                       "base_latency", "hw_latency", "caps", "ib_timeout", "ib_retry_cnt", "socket_ifname", "regimes", "calibration"});
   c.nvls = o.opt_boolean("nvls");
   if (present(o, "algorithms"))
     c.algorithms = read_names<Algorithm>(o, "algorithms", parse_algorithm,
@@ -117,6 +165,10 @@ CommOverrides read_comm(JsonObject& root) {
   c.ib_timeout = opt_int_in(o, "ib_timeout", 1, 31);
   c.ib_retry_cnt = opt_int_in(o, "ib_retry_cnt", 0, 7);
   c.socket_ifname = o.opt_str("socket_ifname");
+  if (present(o, "regimes") && present(o, "calibration"))
+    o.fail("calibration", "either regimes or a calibration file, not both");
+  if (present(o, "regimes")) c.regimes = read_regimes(o);
+  if (present(o, "calibration")) c.regimes = read_calibration_file(o);
   o.finish();
   return c;
 }

@@ -73,4 +73,21 @@ std::optional<Algorithm> parse_algorithm(std::string_view s) { return parse_enum
 std::optional<Protocol> parse_protocol(std::string_view s) { return parse_enum<Protocol, kProtocols>(s, true); }
 std::optional<Medium> parse_medium(std::string_view s) { return parse_enum<Medium, kMedia>(s, false); }
 
+SizeBand size_band(Bytes size) {
+  if (size.value <= 65536) return SizeBand::Small;
+  if (size.value < 16777216) return SizeBand::Medium;
+  return SizeBand::Large;
+}
+
+const char* to_string(SizeBand b) {
+  switch (b) {
+    case SizeBand::Small: return "<=64KiB";
+    case SizeBand::Medium: return "64KiB-16MiB";
+    case SizeBand::Large: return ">=16MiB";
+  }
+  return "?";
+}
+
+std::optional<SizeBand> parse_size_band(std::string_view s) { return parse_enum<SizeBand, kSizeBands>(s, false); }
+
 }  // namespace tt

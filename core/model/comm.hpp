@@ -19,12 +19,34 @@ enum class Collective { AllReduce, ReduceScatter, AllGather, Broadcast, Reduce, 
 enum class Algorithm { Ring, Tree, Nvls, Hierarchical, P2p };
 enum class Protocol { LL, LL128, Simple };
 enum class Medium { NvLink, Pci, Net };  // NCCL's hardware classes for latency
+// Message-size regimes that calibration fits apart: <= 64 KiB (latency-bound), between, >= 16 MiB (bandwidth-bound).
+enum class SizeBand { Small, Medium, Large };
 
 inline constexpr int kCollectives = 7;
 inline constexpr int kAlgorithms = 5;
 inline constexpr int kTabledAlgorithms = 3;  // Ring, Tree, Nvls
 inline constexpr int kProtocols = 3;
 inline constexpr int kMedia = 3;
+inline constexpr int kSizeBands = 3;
+inline constexpr int kNodeClasses = 3;  // one node, two nodes, more
+
+SizeBand size_band(Bytes size);
+const char* to_string(SizeBand b);  // "<=64KiB", "64KiB-16MiB", ">=16MiB"
+std::optional<SizeBand> parse_size_band(std::string_view s);
+
+// A calibrated correction of the cost model for one algorithm, protocol, node class and size band: one call takes
+// latency x latency_factor + transfer / bandwidth_factor, where latency and transfer are NCCL's model's.
+struct RegimeFactors {
+  double latency = 1;
+  double bandwidth = 1;
+};
+struct RegimeOverride {
+  Algorithm algorithm = Algorithm::Ring;
+  Protocol protocol = Protocol::Simple;
+  int node_class = 0;  // 0: one node, 1: two nodes, 2: more
+  SizeBand band = SizeBand::Large;
+  RegimeFactors factors;
+};
 
 const char* to_string(Collective c);  // "all_reduce", as nccl-tests names its binaries
 const char* to_string(Algorithm a);   // "ring", "tree", "nvls", "hierarchical", "p2p"
@@ -56,6 +78,7 @@ struct CommOverrides {
   std::optional<int> ib_timeout;             // NCCL_IB_TIMEOUT
   std::optional<int> ib_retry_cnt;           // NCCL_IB_RETRY_CNT
   std::optional<std::string> socket_ifname;  // NCCL_SOCKET_IFNAME
+  std::optional<std::vector<RegimeOverride>> regimes;  // replace every default regime correction when given
 };
 
 }  // namespace tt

@@ -49,9 +49,37 @@ void apply(CommConstants::ByAlgoProto& to, const CommOverrides::ByAlgoProto<Seco
       if (from[a][p]) to[a][p] = from[a][p]->value;
 }
 
+// Corrections of NVLS all-reduce on one Hopper node (sm90 with NVLink SHARP), by size band: fitted to both public
+// Azure tables (tests/data/nccl/azure-nd-h100-v5 and -h200-v5 .all_reduce.busbw.csv; NCCL 2.18.5 and 2.20.5) against
+// the NCCL figures above: `traintwin calibrate` of both files on topologies/single-node-8xh100.json
+// (docs/calibration.md), rounded to three digits. Small sizes: NCCL's 23 us NVLS latency is short of the measured
+// 26-30 us (kernel launch included); mid sizes: the measured time stays at 31-45 us up to 2 MiB; large sizes: the bus
+// bandwidth peaks at ~480 GB/s where 20.6 GB/s per NVLink implies 540 GB/s.
+constexpr RegimeFactors kHopperNvls[kSizeBands] = {{1.20, 0.0274}, {1.43, 0.581}, {2.83, 0.865}};
+
+void default_regimes(CommConstants& k) {
+  if (k.compute_capability != 90 || !k.nvls) return;
+  auto& nvls = k.regime[static_cast<int>(Algorithm::Nvls)][static_cast<int>(Protocol::Simple)][0];
+  for (int b = 0; b < kSizeBands; ++b) nvls[b] = kHopperNvls[b];
+  k.regime_source = "NVLS fitted to public Azure ND H100 v5 / ND H200 v5 all_reduce tables (docs/calibration.md)";
+}
+
 }  // namespace
 
 CommConstants comm_constants(const GpuSpec& gpu, const CommOverrides& o) {
+  CommConstants k = nccl_constants(gpu, o);
+  if (o.regimes) {
+    for (const RegimeOverride& r : *o.regimes)
+      k.regime[static_cast<int>(r.algorithm)][static_cast<int>(r.protocol)][r.node_class][static_cast<int>(r.band)] =
+          r.factors;
+    k.regime_source = "the scenario's comm.regimes";
+  } else {
+    default_regimes(k);
+  }
+  return k;
+}
+
+CommConstants nccl_constants(const GpuSpec& gpu, const CommOverrides& o) {
   CommConstants k;
   const int cc = gpu.compute_capability > 0 ? gpu.compute_capability : 90;
   const Generation g = generation(cc);

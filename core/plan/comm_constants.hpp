@@ -41,12 +41,20 @@ struct CommConstants {
   int ib_retry_cnt = 7;            // NCCL_IB_RETRY_CNT default
   std::string socket_ifname = "eth0";
   std::string source;
+  // Calibrated corrections by [algorithm][protocol][node class][size band] (RegimeFactors): all 1 is NCCL's model as
+  // the tables above give it. Defaults where public measurements show the model off (comm_constants.cpp).
+  using Regimes = std::array<std::array<std::array<std::array<RegimeFactors, kSizeBands>, kNodeClasses>, kProtocols>,
+                             kAlgorithms>;
+  Regimes regime{};
+  std::string regime_source;  // where the corrections come from; empty when there are none
 };
 
 // NCCL's defaults for `gpu` with `overrides` applied. Multi-node LL caps assume Intel host CPUs (NCCL indexes them by
 // CPU vendor). Blackwell (compute capability 100) uses the Hopper rows, which that NCCL line applies to sm >= 90; it
 // also leaves LL128 off by default on sm 100, and so do we.
 CommConstants comm_constants(const GpuSpec& gpu, const CommOverrides& overrides = {});
+// NCCL's figures alone: comm_constants() without any regime correction (the baseline calibration fits against).
+CommConstants nccl_constants(const GpuSpec& gpu, const CommOverrides& overrides = {});
 
 // Index of a node count into a ByNodes table: 1 -> 0, 2 -> 1, more -> 2.
 inline int node_class(int nodes) { return nodes <= 1 ? 0 : nodes == 2 ? 1 : 2; }

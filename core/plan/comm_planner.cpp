@@ -85,6 +85,7 @@ const CommPlanner::Route& CommPlanner::route(int from, int to) const {
   if (slot != 0) return routes_[slot - 1];
   const auto& g = topo_.graph();
   const VertexId src = gpu_vertex(topo_, from), dst = gpu_vertex(topo_, to);
+  const bool same_node = from / topo_.gpus_per_node() == to / topo_.gpus_per_node();
   const std::vector<std::uint16_t>& hops = topo_.hops_to(dst);
   auto dist = [&](VertexId v) { return hops[v] == Topology::kUnreachable ? -1 : static_cast<int>(hops[v]); };
   Route r;
@@ -102,12 +103,20 @@ const CommPlanner::Route& CommPlanner::route(int from, int to) const {
     for (std::size_t i = 0; i < frontier.size(); ++i) {
       const VertexId v = frontier[i];
       ties.clear();
+      bool nvlink_tie = false;
       for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
         const VertexId u = boost::target(*e, g);
         if (dist(u) != d - 1 || (g[u].kind == VertexKind::Storage && u != dst)) continue;
         const int id = g[*e].id;  // direction relative to the stored edge, as Hop::forward
         ties.emplace_back(u, 2 * id + (boost::source(topo_.edges()[id], g) == v ? 0 : 1));
+        nvlink_tie = nvlink_tie || topo_.link(id).kind == LinkKind::NvLink;
       }
+      // Inside a node NCCL moves data over NVLink (P2P), never out through a NIC and back, even where a leaf is as
+      // few hops away as the NVSwitch.
+      if (same_node && nvlink_tie)
+        ties.erase(std::remove_if(ties.begin(), ties.end(),
+                                  [&](const auto& t) { return topo_.link(t.second / 2).kind != LinkKind::NvLink; }),
+                   ties.end());
       const double share = frontier_mass[i] / static_cast<double>(ties.size());
       for (const auto& [u, dir] : ties) {
         seg.emplace_back(dir, share);
@@ -394,6 +403,13 @@ std::optional<std::pair<CommPlanner::Option, std::vector<double>>> CommPlanner::
     wire[i] = raw / algbw;
     transfer += size.value * s.fraction / algbw;
   }
+  // The calibrated correction of this algorithm, protocol, node class and size band (comm_constants.hpp).
+  int nodes = 1;
+  for (const PhaseSpec& s : b.specs) nodes = std::max(nodes, s.nodes);
+  const RegimeFactors& f = k_.regime[idx(b.algorithm)][idx(p)][node_class(nodes)][static_cast<int>(size_band(size))];
+  o.latency = o.latency * f.latency;
+  transfer /= f.bandwidth;
+  for (double& w : wire) w /= f.bandwidth;
   o.time = o.latency + Seconds(transfer);
   o.algbw = BytesPerSecond(o.time.value > 0 ? size.value / o.time.value : 0);
   return std::make_pair(o, std::move(wire));

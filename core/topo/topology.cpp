@@ -244,6 +244,15 @@ Path Topology::ecmp_path(VertexId from, VertexId to, std::uint64_t spread) const
     VertexId next;
     int link;
   };
+  // Between two GPUs of one node NCCL moves data over NVLink, never out through a NIC and back, even where a leaf is
+  // as few hops away as the NVSwitch: among tied next hops, NVLink ones win (CommPlanner routes the same way).
+  const bool same_node = graph_[from].kind == VertexKind::Gpu && graph_[to].kind == VertexKind::Gpu &&
+                         graph_[from].node == graph_[to].node;
+  auto keep_nvlink = [&](std::vector<Step>& t) {
+    const auto nvlink = [&](const Step& s) { return link(s.link).kind == LinkKind::NvLink; };
+    if (std::any_of(t.begin(), t.end(), nvlink))
+      t.erase(std::remove_if(t.begin(), t.end(), [&](const Step& s) { return !nvlink(s); }), t.end());
+  };
   std::vector<Step> ties;
   VertexId cur = from;
   for (int step = 0; cur != to; ++step) {
@@ -252,6 +261,7 @@ Path Topology::ecmp_path(VertexId from, VertexId to, std::uint64_t spread) const
       VertexId v = boost::target(*it, graph_);
       if (!endpoint_only(v) && dist[v] + 1 == dist[cur]) ties.push_back({v, graph_[*it].id});
     }
+    if (same_node) keep_nvlink(ties);
     std::sort(ties.begin(), ties.end(),
               [](const Step& a, const Step& b) { return a.next != b.next ? a.next < b.next : a.link < b.link; });
     std::size_t pick = spread == 0 ? 0 : mix(spread ^ mix(static_cast<std::uint64_t>(step))) % ties.size();

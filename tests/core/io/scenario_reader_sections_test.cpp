@@ -1,6 +1,7 @@
 // The scenario reader: the comm and scheduling sections and their errors.
 #include <catch2/catch.hpp>
 
+#include "core/plan/comm_constants.hpp"
 #include "core/io/json_reader.hpp"
 #include "core/io/scenario_reader.hpp"
 #include "tests/core/io/scenario_reader_support.hpp"
@@ -69,7 +70,36 @@ TEST_CASE("comm section errors name the value", "[unit]") {
        "/comm/ib_retry_cnt", "an integer in [0, 7]"},
       {"misspelt comm key", R"([{"op": "add", "path": "/comm", "value": {"channel": 8}}])", "/comm/channel",
        "did you mean \"channels\"?"},
+      {"unknown size band",
+       R"([{"op": "add", "path": "/comm", "value": {"regimes": [{"algorithm": "nvls", "protocol": "Simple",
+           "nodes": 1, "band": "<=64K", "latency_factor": 1.2, "bandwidth_factor": 0.5}]}}])",
+       "/comm/regimes/0/band", "a size band"},
+      {"regime nodes out of range",
+       R"([{"op": "add", "path": "/comm", "value": {"regimes": [{"algorithm": "ring", "protocol": "LL",
+           "nodes": 4, "band": ">=16MiB", "latency_factor": 1.2, "bandwidth_factor": 0.5}]}}])",
+       "/comm/regimes/0/nodes", "an integer in [1, 3]"},
+      {"repeated regime",
+       R"([{"op": "add", "path": "/comm", "value": {"regimes": [
+           {"algorithm": "ring", "protocol": "LL", "nodes": 1, "band": ">=16MiB", "latency_factor": 1, "bandwidth_factor": 1},
+           {"algorithm": "ring", "protocol": "LL", "nodes": 1, "band": ">=16MiB", "latency_factor": 2, "bandwidth_factor": 1}]}}])",
+       "/comm/regimes/1", "each algorithm, protocol, nodes and band once"},
   });
+}
+
+TEST_CASE("comm.regimes, as traintwin calibrate writes them, replace the default corrections", "[unit]") {
+  auto s = read_scenario(patched(R"([{"op": "add", "path": "/comm", "value": {"regimes": [
+      {"algorithm": "nvls", "protocol": "Simple", "nodes": 1, "band": ">=16MiB", "latency_factor": 2.5,
+       "bandwidth_factor": 0.9, "points": 10}]}}])"),
+                         "comm.json");
+  REQUIRE(s.perf.comm.regimes);
+  REQUIRE(s.perf.comm.regimes->size() == 1);
+  const CommConstants k = comm_constants(s.topology.gpu(), s.perf.comm);
+  const auto& nvls = k.regime[static_cast<int>(Algorithm::Nvls)][static_cast<int>(Protocol::Simple)][0];
+  CHECK(nvls[2].latency == 2.5);
+  CHECK(nvls[2].bandwidth == 0.9);
+  CHECK(nvls[0].latency == 1.0);  // the default small-band correction is replaced, not kept
+  CHECK(comm_constants(s.topology.gpu()).regime[static_cast<int>(Algorithm::Nvls)][static_cast<int>(Protocol::Simple)]
+                                                                                  [0][0].latency != 1.0);
 }
 
 TEST_CASE("scheduling keys: cohorts, limits, strategies, preemption, priority classes, scheduler, job constraints",
@@ -216,4 +246,17 @@ TEST_CASE("a required topology constraint the cluster can never meet is rejected
   CHECK_THAT(e->expected(), Catch::Contains("the largest 1 group(s) hold 64"));
   doc["jobs"][0]["topology"]["max_wait"] = "1h";  // relaxed after an hour: allowed
   CHECK_NOTHROW(read_scenario(doc, "ok.json"));
+}
+
+TEST_CASE("comm.calibration takes the regimes of a traintwin calibrate --out file", "[unit]") {
+  const Scenario s = read_scenario_file(TT_SOURCE_DIR "/tests/data/scenarios/calibrated-comm.json");
+  REQUIRE(s.perf.comm.regimes);
+  CHECK(s.perf.comm.regimes->size() == 3);  // NVLS / Simple / one node, three bands, from the H100 table's fit
+  for (const RegimeOverride& r : *s.perf.comm.regimes) CHECK(r.algorithm == Algorithm::Nvls);
+  check_bad_cases({
+      {"missing calibration file", R"([{"op": "add", "path": "/comm", "value": {"calibration": "nowhere.json"}}])",
+       "/comm/calibration", "does not exist"},
+      {"calibration and regimes", R"([{"op": "add", "path": "/comm", "value": {"calibration": "x.json", "regimes": []}}])",
+       "/comm/calibration", "not both"},
+  });
 }

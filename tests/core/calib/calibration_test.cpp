@@ -1,0 +1,99 @@
+#include <catch2/catch.hpp>
+
+#include "../plan/comm_fixture.hpp"
+#include "core/calib/fit.hpp"
+#include "core/plan/comm_planner.hpp"
+
+using namespace tt;
+
+namespace {
+
+std::vector<Measurement> table(const char* gpu) {
+  return load_measurements(std::string(TT_SOURCE_DIR) + "/tests/data/nccl/azure-nd-" + gpu + "-v5.all_reduce.busbw.csv");
+}
+
+double mape(const std::vector<CalibrationPoint>& pts, double min_size = 0) {
+  double sum = 0;
+  int n = 0;
+  for (const auto& p : pts)
+    if (p.m.size.value >= min_size) {
+      sum += std::abs(p.uncalibrated - p.m.time.value) / p.m.time.value;
+      ++n;
+    }
+  return sum / n;
+}
+
+}  // namespace
+
+TEST_CASE("Uncalibrated defaults hold the public 8 x H100 and 8 x H200 NVLS tables [unit]") {
+  const Topology h100 = testing::h100_nodes(1), h200 = testing::h100_nodes(1, "H200");
+  for (const auto& [topo, name] : {std::pair{&h100, "h100"}, std::pair{&h200, "h200"}}) {
+    INFO(name);
+    const auto pts = calibration_points(*topo, table(name));
+    REQUIRE(pts.size() == 24);
+    CHECK(pts[0].algorithm == Algorithm::Nvls);
+    CHECK(mape(pts) <= 0.10);
+    CHECK(mape(pts, 16 * 1048576.0) <= 0.05);
+    // NCCL's figures alone (no regime correction) miss by far more: the corrections carry the fit.
+    double raw = 0;
+    for (const auto& p : pts) raw += std::abs(p.latency + p.transfer - p.m.time.value) / p.m.time.value;
+    CHECK(raw / 24 > 0.2);
+  }
+}
+
+// The issue asks for 5% over all sizes; the two tables disagree below 16 MiB (NCCL 2.18.5 against 2.20.5: a 128 KiB
+// call takes 42.5 us in the H100 table, 31.1 us in the H200 one), so a fit on one misses the other there by ~20%.
+// What holds: from 16 MiB up within 5%, over all sizes within 12% (measured: 2.1% and 11.5%).
+TEST_CASE("Calibrated on the H100 table, the model predicts the H200 table [unit]") {
+  const Topology h100 = testing::h100_nodes(1), h200 = testing::h100_nodes(1, "H200");
+  CommOverrides fitted;
+  fitted.regimes = fit_regimes(calibration_points(h100, table("h100")));
+  REQUIRE(fitted.regimes->size() == 3);  // NVLS / Simple / one node, three size bands
+  const auto pts = calibration_points(h200, table("h200"), fitted);
+  CHECK(mape(pts, 16 * 1048576.0) <= 0.05);
+  CHECK(mape(pts) <= 0.12);
+  // In sample the fit holds its own table far closer than the defaults' 10%.
+  CHECK(mape(calibration_points(h100, table("h100"), fitted)) <= 0.035);
+}
+
+TEST_CASE("The fit recovers known regime factors from the model's own times [unit]") {
+  const Topology topo = testing::h100_nodes(1);
+  std::vector<Measurement> ms;
+  for (double size = 1 << 20; size <= (1 << 30); size *= 2) {
+    Measurement m;
+    m.ranks = 8;
+    m.nodes = 1;
+    m.size = Bytes(size);
+    m.algorithm = Algorithm::Ring;
+    m.protocol = Protocol::Simple;
+    m.time = Seconds(1);  // replaced below
+    ms.push_back(m);
+  }
+  auto pts = calibration_points(topo, ms);
+  for (auto& p : pts) p.m.time = Seconds(predict(p, {1.7, 0.6}));
+  const auto fits = fit_regimes(pts);
+  REQUIRE(fits.size() == 2);  // the medium and the large band
+  for (const auto& f : fits) {
+    CHECK(f.algorithm == Algorithm::Ring);
+    CHECK(f.factors.latency == Approx(1.7).epsilon(1e-6));
+    CHECK(f.factors.bandwidth == Approx(0.6).epsilon(1e-6));
+  }
+  const ErrorTable t = error_table(pts);
+  CHECK(t.all.fitted < 1e-9);
+  CHECK(t.all.held_out < 1e-9);
+  CHECK(t.all.points == static_cast<int>(pts.size()));
+}
+
+TEST_CASE("Regime corrections reach the planner's prediction and its transfers [unit]") {
+  const Topology topo = testing::h100_nodes(1);
+  CommOverrides none, slow;
+  none.regimes = std::vector<RegimeOverride>{};
+  slow.regimes = std::vector<RegimeOverride>{{Algorithm::Nvls, Protocol::Simple, 0, SizeBand::Large, {2.0, 0.5}}};
+  const CommPlanner a(topo, comm_constants(topo.gpu(), none)), b(topo, comm_constants(topo.gpu(), slow));
+  const auto force = std::pair{Algorithm::Nvls, Protocol::Simple};
+  const CommGroup ga = a.plan(Collective::AllReduce, testing::first_gpus(8), Bytes(1 << 30), 1, 0, force);
+  const CommGroup gb = b.plan(Collective::AllReduce, testing::first_gpus(8), Bytes(1 << 30), 1, 0, force);
+  CHECK(gb.latency.value == Approx(2 * ga.latency.value));
+  CHECK((gb.predicted - gb.latency).value == Approx(2 * (ga.predicted - ga.latency).value));
+  CHECK(b.predict(gb).value == Approx(gb.predicted.value));  // the transfers carry the correction
+}
