@@ -41,6 +41,12 @@ void check_faults(const Scenario& sc) {
                              to_string(sc.faults[i].kind));
     }
   }
+  // A node failing preflight that is placed on anyway costs a hang at communicator setup, which workers on one
+  // machine (one NCCL) cannot play; gated, such nodes are only cordoned, which the real driver runs like any cordon.
+  if (!sc.preflight.gate && !preflight::blocked_nodes(sc.topology, sc.preflight).empty())
+    throw InputError(sc.source_file, "/preflight/gate",
+                     "true: the real driver cannot play what nodes failing preflight do when placed on anyway (run "
+                     "the ungated drill in simulation)");
   // Workers write checkpoints synchronously; an async checkpoint would need a writer beside training.
   for (std::size_t j = 0; j < sc.jobs.size(); ++j)
     if (sc.jobs[j].checkpoint_async)
