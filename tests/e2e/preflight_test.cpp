@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "core/io/json_reader.hpp"
 #include "tests/e2e/cli_support.hpp"
 #include "tests/skip.hpp"
 
@@ -132,4 +133,33 @@ TEST_CASE("preflight exits 2 on unreadable inventories and matrices, naming file
   std::ofstream(dir / "not-json.json") << "{ \"format\": ";
   CHECK(run_cli("preflight " + (dir / "not-json.json").string()).exit_code == 2);
   CHECK(run_cli("preflight " + (dir / "missing.json").string()).exit_code == 2);
+}
+
+TEST_CASE("traintwin real refuses to start workers on a machine that fails the scenario's matrix", "[e2e][preflight]") {
+  auto dir = scratch_dir("preflight-real");
+  const std::string src = TT_SOURCE_DIR;
+  // A matrix no machine runs: NCCL 1.0.0 on CUDA 1.0 (this machine's NCCL, or its absence, differs).
+  write_json(dir / "matrix.json",
+             {{"format", "traintwin-matrix/1"},
+              {"releases", {{{"name", "r1"}, {"driver", "1.0"}, {"cuda_runtime", "1.0"}, {"nccl", "1.0.0"}}}},
+              {"current", "r1"},
+              {"node", {{"clock_synced", false}}}});
+  json sc = tt::load_json_file(src + "/scenarios/real-quickstart.json");
+  sc["topology"] = src + "/topologies/explicit-2x2-example.json";
+  sc["preflight"] = {{"matrix", "matrix.json"}};
+  write_json(dir / "scenario.json", sc);
+  auto r = run_cli("real " + (dir / "scenario.json").string() + " --devices cpu:4 --out " + (dir / "out").string());
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK_THAT(r.output, Catch::Contains("preflight of this machine") && Catch::Contains("nccl") &&
+                           Catch::Contains("No worker was started"));
+  CHECK_FALSE(std::filesystem::exists(dir / "out" / "report.json"));
+
+  r = run_cli("real " + (dir / "scenario.json").string() + " --devices cpu:4 --time-scale 300 --quiet " +
+              "--ignore-preflight --out " + (dir / "out").string());
+  INFO(r.output);
+  CHECK(r.exit_code == 0);
+  auto report = json::parse(read_file(dir / "out" / "report.json"));
+  CHECK_THAT(report["driver_info"]["preflight"].get<std::string>(),
+             Catch::Contains("overridden (--ignore-preflight)") && Catch::Contains("nccl"));
 }
