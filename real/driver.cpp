@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "core/drive/drive_loop.hpp"
+#include "core/drive/preflight_effects.hpp"
 #include "core/io/input_error.hpp"
 #include "real/metrics.hpp"
 #include "real/sys.hpp"
@@ -206,7 +207,8 @@ RunStats run(const Scenario& scenario, Controller& controller, const Options& op
     check_faults(scenario);
     FaultPlayer faults(scenario);
     RealBackend backend(scenario, controller, options, stats);
-    DriveLoop loop(controller, backend, backend, faults, scenario.sim.horizon);
+    PreflightEffects effects(scenario, backend);  // attention fallback: straggling GPUs (check_faults: no setup hang)
+    DriveLoop loop(controller, effects, backend, faults, scenario.sim.horizon);
     loop.record = options.on_event;
     backend.finish(loop.run());
   }

@@ -10,7 +10,7 @@ namespace tt::reader {
 preflight::TwinPreflight read_preflight(JsonObject& root, const Topology& topology) {
   preflight::TwinPreflight p;
   if (!present(root, "preflight")) return p;
-  auto o = open_child(root, "preflight", {"matrix", "releases", "gate"});
+  auto o = open_child(root, "preflight", {"matrix", "releases", "gate", "attention_fallback_speed"});
   namespace fs = std::filesystem;
   const std::string rel = o.str("matrix");
   const fs::path path = fs::path(root.file()).parent_path() / rel;
@@ -44,6 +44,7 @@ preflight::TwinPreflight read_preflight(JsonObject& root, const Topology& topolo
     rels.finish();
   }
   p.gate = o.opt_boolean("gate").value_or(true);
+  p.attention_fallback_speed = opt_positive(o, "attention_fallback_speed", 1.0).value_or(p.attention_fallback_speed);
   o.finish();
   return p;
 }

@@ -12,6 +12,11 @@ std::vector<Inventory> node_inventories(const Topology& topo, const TwinPrefligh
     const Release& r = *m.find(p.node_release[n]);
     Inventory inv;
     inv.host = topo.nodes()[n].name;
+    const GpuSpec& gpu = topo.gpu();
+    inv.gpu = GpuInventory{gpu.name, topo.gpus_per_node(), gpu.memory, std::nullopt};
+    if (gpu.compute_capability > 0)
+      inv.gpu->compute_capability = Version::parse(std::to_string(gpu.compute_capability / 10) + "." +
+                                                   std::to_string(gpu.compute_capability % 10));
     inv.driver = r.driver;
     inv.cuda_runtime = r.cuda_runtime;
     inv.nccl = NcclInventory{r.nccl, r.cuda_runtime};
@@ -45,6 +50,19 @@ std::map<int, std::string> blocked_nodes(const Topology& topo, const TwinPreflig
       reason += (reason.empty() ? "preflight: " : "; ") + d.check + " " + d.found + ", expected " + d.expected;
     }
   }
+  return out;
+}
+
+std::vector<int> attention_fallback_nodes(const Topology& topo, const TwinPreflight& p) {
+  std::vector<int> out;
+  const auto inventories = node_inventories(topo, p);
+  if (topo.gpu().compute_capability == 0) return out;  // an unknown architecture is not a fallback
+  for (std::size_t n = 0; n < inventories.size(); ++n)
+    for (const auto& v : check_node(inventories[n]))
+      if (v.rule == std::string("attention-requirements")) {
+        out.push_back(static_cast<int>(n));
+        break;
+      }
   return out;
 }
 

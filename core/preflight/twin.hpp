@@ -19,6 +19,10 @@ struct TwinPreflight {
   std::optional<Matrix> matrix;           // unset: the scenario has no preflight section
   std::vector<std::string> node_release;  // by topology node index
   bool gate = true;                       // cordon the nodes that fail preflight; false: place on them anyway
+  // Speed a node keeps when its attention library cannot run its GPU and falls back to a slower kernel (rule
+  // attention-requirements). 0.7: attention taken as 20% of a step, 3x slower without FlashAttention (the
+  // FlashAttention-2 paper measures 2-4x over PyTorch's standard attention): 1 / (0.8 + 0.2 x 3) = 0.71.
+  double attention_fallback_speed = 0.7;
   bool enabled() const { return matrix.has_value(); }
 };
 
@@ -28,6 +32,8 @@ std::vector<Inventory> node_inventories(const Topology& topo, const TwinPrefligh
 Verdict judge_nodes(const Topology& topo, const TwinPreflight& p);
 // Node index -> the reason it fails preflight ("nccl 2.18.3, expected 2.21.5: ..."), for the blocking differences.
 std::map<int, std::string> blocked_nodes(const Topology& topo, const TwinPreflight& p);
+// Nodes whose release breaks the attention library's requirements on the topology's GPU: they compute slower.
+std::vector<int> attention_fallback_nodes(const Topology& topo, const TwinPreflight& p);
 // Nodes of one job that disagree on NCCL: the reason its communicator setup hangs, else nullopt.
 std::optional<std::string> setup_hang(const TwinPreflight& p, const Topology& topo, const std::vector<int>& nodes);
 

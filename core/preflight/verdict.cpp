@@ -190,6 +190,7 @@ int Verdict::count(Severity s) const {
 Verdict judge_fleet(const std::vector<Inventory>& fleet, const Matrix* matrix) {
   Verdict v;
   v.nodes = fleet.size();
+  if (fleet.empty()) return v;  // nothing to compare (readers never hand over an empty fleet)
   std::vector<std::map<std::string, Value>> values;
   std::set<std::string> params;
   for (const auto& inv : fleet) {

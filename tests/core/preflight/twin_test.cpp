@@ -75,5 +75,19 @@ TEST_CASE("twin preflight: a bad preflight section exits 2 with its pointer", "[
          "the name of a release");
   expect({{"matrix", "../matrices/example.json"}, {"gate", "yes"}}, "/preflight/gate", "true or false");
   expect({{"matrix", "../matrices/example.json"}, {"gating", true}}, "/preflight/gating",
-         "allowed here: matrix, releases, gate");
+         "allowed here: matrix, releases, gate, attention_fallback_speed");
+}
+
+TEST_CASE("twin preflight: a release whose attention library cannot run the GPU slows that node's GPUs",
+          "[unit][preflight]") {
+  auto doc = tt::load_json_file(kDrill);
+  doc["preflight"] = {{"matrix", "../matrices/example.json"}, {"attention_fallback_speed", 0.6}};
+  auto sc = tt::read_scenario(doc, kDrill);
+  CHECK(tt::preflight::attention_fallback_nodes(sc.topology, sc.preflight).empty());  // flash-attn 2 on H100: fine
+  // flash-attn 3 needs compute capability 9.0: a node on a release pinning it runs H100s (9.0), so still fine; on a
+  // release pinning it for A100 nodes it falls back. Here: flash-attn 2.5.8 with CUDA 11.8, below its CUDA 12.0.
+  sc.preflight.matrix->releases[0].cuda_runtime = *tt::preflight::Version::parse("11.8");
+  sc.preflight.node_release[3] = sc.preflight.matrix->releases[0].name;
+  CHECK(tt::preflight::attention_fallback_nodes(sc.topology, sc.preflight) == std::vector<int>{3});
+  CHECK(sc.preflight.attention_fallback_speed == 0.6);
 }
