@@ -1,6 +1,8 @@
 // traintwin real SCENARIO --devices cpu:N|cuda:N: run a scenario on real worker processes (real/driver.hpp), write
 // the same report as `traintwin run`, print a summary; exit 1 when a check fails, 4 when cuda:N finds fewer than N
-// CUDA devices. `traintwin worker ...` (hidden) is one rank of a job, started by the real driver.
+// CUDA devices. A scenario with a preflight section is first checked against this machine: a blocking difference
+// exits 1 before any worker starts, unless --ignore-preflight (recorded in the report). `traintwin worker ...`
+// (hidden) is one rank of a job, started by the real driver.
 #include <unistd.h>
 
 #include <cstdio>
@@ -13,6 +15,8 @@
 #include "core/io/scenario_reader.hpp"
 #include "kernels/attention_cuda.hpp"
 #include "real/driver.hpp"
+#include "real/inventory_probe.hpp"
+#include "reports/preflight.hpp"
 #include "real/worker.hpp"
 #include "reports/report.hpp"
 
@@ -30,6 +34,7 @@ struct RealOptions {
   std::uint64_t seed = 0;
   CLI::Option* seed_opt = nullptr;
   bool quiet = false;
+  bool ignore_preflight = false;
 };
 
 std::string self_executable() {
@@ -39,9 +44,39 @@ std::string self_executable() {
   return std::string(buf, static_cast<std::size_t>(n));
 }
 
+// The scenario's matrix against this machine (docs/preflight.md): nullopt to go on, else the exit code. `record`
+// gets what the report will say about it.
+std::optional<int> preflight_this_machine(const Scenario& sc, const RealOptions& o, std::string& record) {
+  if (!sc.preflight.enabled()) return std::nullopt;
+  const auto probe = real::probe_inventory();
+  const auto verdict = preflight::judge_fleet({probe.inventory}, &*sc.preflight.matrix);
+  const std::string against = sc.preflight.matrix->source_file + ", release " + sc.preflight.matrix->current;
+  if (!verdict.blocking()) {
+    record = "passed against " + against;
+    return std::nullopt;
+  }
+  std::string named;
+  for (const auto& d : verdict.differences)
+    if (d.severity == preflight::Severity::Blocking)
+      named += (named.empty() ? "" : "; ") + d.check + " " + d.found + ", expected " + d.expected;
+  if (!o.ignore_preflight) {
+    std::fprintf(stderr, "%s", preflight_text(verdict).c_str());
+    std::fprintf(stderr,
+                 "error: preflight of this machine against %s: %s. No worker was started (--ignore-preflight starts "
+                 "them anyway and records the override in the report).\n",
+                 against.c_str(), named.c_str());
+    return kExitChecksFailed;
+  }
+  record = "overridden (--ignore-preflight) against " + against + ": " + named;
+  if (!o.quiet) std::fprintf(stderr, "preflight: %s\n", record.c_str());
+  return std::nullopt;
+}
+
 int run_real(const RealOptions& o) {
   Scenario scenario = read_scenario_file(o.scenario);
   if (o.seed_opt->count()) scenario.seed = o.seed;
+  std::string preflight_record;
+  if (auto refused = preflight_this_machine(scenario, o, preflight_record)) return *refused;
   real::Options opt;
   const bool cuda = o.devices.rfind("cuda:", 0) == 0;
   opt.devices = std::stoi(o.devices.substr(cuda ? 5 : 4));
@@ -77,6 +112,7 @@ int run_real(const RealOptions& o) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitBadInput;
   }
+  if (!preflight_record.empty()) stats.driver_info["preflight"] = preflight_record;
   controller.set_driver("real", stats.driver_info);
   const RunRecord& record = controller.record();
   ReportFiles files = write_report(record, o.out);
@@ -135,6 +171,8 @@ Registered add_real(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   o->seed_opt = sub->add_option("--seed", o->seed, "override the scenario's seed");
   sub->add_flag("--quiet", o->quiet, "print nothing; only the exit code and the report");
+  sub->add_flag("--ignore-preflight", o->ignore_preflight,
+                "start workers even when this machine fails the scenario's preflight (recorded in the report)");
   return {sub, [o] { return run_real(*o); }};
 }
 

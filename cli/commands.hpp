@@ -31,5 +31,7 @@ Registered add_kernelcheck(CLI::App& app);
 Registered add_commtest(CLI::App& app);
 Registered add_replay(CLI::App& app);
 Registered add_calibrate(CLI::App& app);
+Registered add_inventory(CLI::App& app);
+Registered add_preflight(CLI::App& app);
 
 }  // namespace tt::cli

@@ -11,8 +11,9 @@ int main(int argc, char** argv) {
   CLI::App app{"traintwin: a digital twin and test harness for large-model training infrastructure"};
   app.require_subcommand(1);
   std::vector<Registered> commands = {add_run(app),    add_validate(app),    add_topo(app),    add_diff(app),
-                                      add_logs(app),   add_comm(app),        add_plan(app),    add_real(app),  add_replay(app), add_calibrate(app),
-                                      add_worker(app), add_kernelcheck(app), add_commtest(app)};
+                                      add_logs(app),   add_comm(app),        add_plan(app),    add_real(app),
+                                      add_replay(app), add_calibrate(app),   add_worker(app),  add_kernelcheck(app),
+                                      add_commtest(app), add_inventory(app), add_preflight(app)};
 
   try {
     app.parse(argc, argv);

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "core/drive/drive_loop.hpp"
+#include "core/drive/preflight_effects.hpp"
 #include "core/io/input_error.hpp"
 #include "real/metrics.hpp"
 #include "real/sys.hpp"
@@ -41,6 +42,12 @@ void check_faults(const Scenario& sc) {
                              to_string(sc.faults[i].kind));
     }
   }
+  // A node failing preflight that is placed on anyway costs a hang at communicator setup, which workers on one
+  // machine (one NCCL) cannot play; gated, such nodes are only cordoned, which the real driver runs like any cordon.
+  if (!sc.preflight.gate && !preflight::blocked_nodes(sc.topology, sc.preflight).empty())
+    throw InputError(sc.source_file, "/preflight/gate",
+                     "true: the real driver cannot play what nodes failing preflight do when placed on anyway (run "
+                     "the ungated drill in simulation)");
   // Workers write checkpoints synchronously; an async checkpoint would need a writer beside training.
   for (std::size_t j = 0; j < sc.jobs.size(); ++j)
     if (sc.jobs[j].checkpoint_async)
@@ -200,7 +207,8 @@ RunStats run(const Scenario& scenario, Controller& controller, const Options& op
     check_faults(scenario);
     FaultPlayer faults(scenario);
     RealBackend backend(scenario, controller, options, stats);
-    DriveLoop loop(controller, backend, backend, faults, scenario.sim.horizon);
+    PreflightEffects effects(scenario, backend);  // attention fallback: straggling GPUs (check_faults: no setup hang)
+    DriveLoop loop(controller, effects, backend, faults, scenario.sim.horizon);
     loop.record = options.on_event;
     backend.finish(loop.run());
   }

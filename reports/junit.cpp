@@ -24,42 +24,49 @@ std::string failure_text(const CheckResult& c) {
 
 }  // namespace
 
-std::string junit_xml(const RunRecord& r) {
+std::string junit_suite_xml(const JunitSuite& s) {
   int failures = 0;
-  for (const auto& c : r.checks) failures += !c.passed;
-  const std::string tests = std::to_string(r.checks.size());
+  for (const auto& c : s.cases) failures += c.failure.has_value();
+  const std::string tests = std::to_string(s.cases.size());
   const std::string failed = std::to_string(failures);
-  const std::string classname = "traintwin." + r.scenario;
 
   std::ostringstream os;
   os << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   os << "<testsuites" << attr("name", "traintwin") << attr("tests", tests) << attr("failures", failed)
      << attr("errors", "0") << attr("time", "0") << ">\n";
-  os << "  <testsuite" << attr("name", r.scenario) << attr("tests", tests) << attr("failures", failed)
+  os << "  <testsuite" << attr("name", s.name) << attr("tests", tests) << attr("failures", failed)
      << attr("errors", "0") << attr("skipped", "0") << attr("time", "0") << ">\n";
   os << "    <properties>\n";
-  auto property = [&](std::string_view name, std::string_view value) {
+  for (const auto& [name, value] : s.properties)
     os << "      <property" << attr("name", name) << attr("value", value) << "/>\n";
-  };
-  property("scenario_file", r.scenario_file);
-  property("seed", std::to_string(r.seed));
-  property("driver", r.driver);
-  for (const auto& [k, v] : r.driver_info) property("driver." + k, v);
-  property("simulated_end_s", format_number(r.end_time.value));
-  property("gpu_utilization", format_number(r.gpu_utilization));
-  property("goodput", format_number(r.goodput));
   os << "    </properties>\n";
-  for (const auto& c : r.checks) {
-    os << "    <testcase" << attr("classname", classname) << attr("name", c.name) << attr("time", "0");
-    if (c.passed) {
+  for (const auto& c : s.cases) {
+    os << "    <testcase" << attr("classname", c.classname) << attr("name", c.name) << attr("time", "0");
+    if (!c.failure) {
       os << "/>\n";
       continue;
     }
-    os << ">\n      <failure" << attr("message", c.message) << attr("type", "check") << ">"
-       << xml_escape_text(failure_text(c)) << "</failure>\n    </testcase>\n";
+    os << ">\n      <failure" << attr("message", c.failure->message) << attr("type", c.failure->type) << ">"
+       << xml_escape_text(c.failure->text) << "</failure>\n    </testcase>\n";
   }
   os << "  </testsuite>\n</testsuites>\n";
   return os.str();
+}
+
+std::string junit_xml(const RunRecord& r) {
+  JunitSuite s;
+  s.name = r.scenario;
+  s.properties = {{"scenario_file", r.scenario_file}, {"seed", std::to_string(r.seed)}, {"driver", r.driver}};
+  for (const auto& [k, v] : r.driver_info) s.properties.emplace_back("driver." + k, v);
+  s.properties.emplace_back("simulated_end_s", format_number(r.end_time.value));
+  s.properties.emplace_back("gpu_utilization", format_number(r.gpu_utilization));
+  s.properties.emplace_back("goodput", format_number(r.goodput));
+  for (const auto& c : r.checks) {
+    JunitCase jc{"traintwin." + r.scenario, c.name, std::nullopt};
+    if (!c.passed) jc.failure = JunitCase::Failure{c.message, "check", failure_text(c)};
+    s.cases.push_back(std::move(jc));
+  }
+  return junit_suite_xml(s);
 }
 
 }  // namespace tt

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "core/drive/drive_loop.hpp"
+#include "core/drive/preflight_effects.hpp"
 #include "sim/faults.hpp"
 #include "sim/job.hpp"
 #include "sim/session.hpp"
@@ -112,7 +113,8 @@ class ControllerActor {
     try {
       std::unique_lock lock(*w_.mutex);
       SimBackend backend(w_, stats_, progress_, lock);
-      DriveLoop loop(c_, backend, backend, faults_, w_.scenario.sim.horizon);
+      PreflightEffects effects(w_.scenario, backend);  // a job across NCCL versions hangs at setup
+      DriveLoop loop(c_, effects, backend, faults_, w_.scenario.sim.horizon);
       loop.record = options_.on_event;
       loop.run();
     } catch (const simgrid::ForcefulKillException&) {

@@ -68,7 +68,18 @@ Controller::Impl::Impl(const Scenario& s, Planner p)
     spare[n] = true;
     cluster.set_up(n, false);
   }
-  if (sc.recovery.hot_spares > 0) sched.capacity_changed();
+  gated.assign(nodes, false);
+  for (const auto& [n, reason] : preflight::blocked_nodes(topo, sc.preflight)) {
+    const std::vector<std::string> node = {topo.nodes()[n].name};
+    if (!sc.preflight.gate) {
+      decide(Seconds(0), "ungated", "", node, reason + " (preflight.gate false: placed on anyway)");
+      continue;
+    }
+    gated[n] = true;
+    if (!spare[n]) cluster.set_up(n, false);
+    decide(Seconds(0), "cordon", "", node, reason + " (preflight.gate)");
+  }
+  if (sc.recovery.hot_spares > 0 || std::count(gated.begin(), gated.end(), true) > 0) sched.capacity_changed();
   rec.detection = {{"heartbeat_s", sc.recovery.detection_timeout.value},
                    {"comm_timeout_s", sc.recovery.comm_timeout.value},
                    {"watchdog_s", sc.recovery.watchdog_timeout.value},

@@ -86,6 +86,7 @@ struct Controller::Impl {
   LemonPolicy lemon;
   std::vector<int> node_out;                    // faults keeping each node out (crash, GPU, NIC cable): add_out()
   std::vector<bool> spare, drained;
+  std::vector<bool> gated;  // failed preflight with preflight.gate on: never takes work (core/preflight/twin.hpp)
   std::vector<std::vector<Seconds>> node_failures;
   std::vector<LinkFailure> link_failures;
   Impl(const Scenario& s, Planner p);

@@ -109,7 +109,7 @@ Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
   auto root = reader::open(
       doc, file, "",
       {"name", "description", "seed", "topology", "queues", "priority_classes", "scheduler", "jobs", "faults",
-       "stochastic", "recovery", "perf", "comm", "sim", "telemetry", "alerts", "checks", "workload"});
+       "stochastic", "recovery", "perf", "comm", "sim", "telemetry", "alerts", "checks", "workload", "preflight"});
   Scenario s;
   s.source_file = file;
   s.name = root.str("name");
@@ -141,6 +141,7 @@ Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
   s.alerts = reader::read_alerts(root);
   s.checks = reader::read_checks(root, s.jobs, s.alerts);
   s.topology = read_scenario_topology(root);
+  s.preflight = reader::read_preflight(root, s.topology);
   root.finish();
   check_against_topology(root, s, job_sources, fault_sources);
   if (workload) {

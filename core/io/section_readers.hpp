@@ -23,6 +23,10 @@ struct FaultSource {
 };
 
 // queues_reader.cpp
+// preflight_section_reader.cpp: the nodes' releases (a matrix file relative to the scenario's directory); it needs
+// the topology, so it is read after it.
+preflight::TwinPreflight read_preflight(JsonObject& root, const Topology& topology);
+
 std::vector<QueueSpec> read_queues(JsonObject& root);
 std::vector<PriorityClass> read_priority_classes(JsonObject& root);
 SchedulerOptions read_scheduler(JsonObject& root);

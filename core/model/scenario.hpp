@@ -11,6 +11,7 @@
 #include "core/model/comm.hpp"
 #include "core/model/model_spec.hpp"
 #include "core/model/units.hpp"
+#include "core/preflight/twin.hpp"
 #include "core/topo/topology.hpp"
 
 namespace tt {
@@ -212,6 +213,7 @@ struct Scenario {
   TelemetryOptions telemetry;
   std::vector<AlertSpec> alerts;
   std::vector<CheckSpec> checks;
+  preflight::TwinPreflight preflight;  // the nodes' releases and gating (docs/preflight.md); off when absent
 };
 
 }  // namespace tt

@@ -1,0 +1,52 @@
+#include <filesystem>
+#include <map>
+
+#include "core/io/inventory_reader.hpp"
+#include "core/io/reader_support.hpp"
+#include "core/io/section_readers.hpp"
+
+namespace tt::reader {
+
+preflight::TwinPreflight read_preflight(JsonObject& root, const Topology& topology) {
+  preflight::TwinPreflight p;
+  if (!present(root, "preflight")) return p;
+  auto o = open_child(root, "preflight", {"matrix", "releases", "gate", "attention_fallback_speed"});
+  namespace fs = std::filesystem;
+  const std::string rel = o.str("matrix");
+  const fs::path path = fs::path(root.file()).parent_path() / rel;
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec))
+    o.fail("matrix", "a matrix file path relative to the scenario file's directory; " + path.string() +
+                         " does not exist or is not a file");
+  p.matrix = read_matrix_file(path.string());
+  p.node_release.assign(topology.nodes().size(), p.matrix->current);
+  std::map<std::string, int> index;
+  std::vector<std::string> node_names, release_names;
+  for (std::size_t n = 0; n < topology.nodes().size(); ++n) {
+    index[topology.nodes()[n].name] = static_cast<int>(n);
+    node_names.push_back(topology.nodes()[n].name);
+  }
+  for (const auto& r : p.matrix->releases) release_names.push_back(r.name);
+  if (present(o, "releases")) {
+    const auto& v = o.raw("releases");
+    JsonObject rels(v, o.file(), o.child_pointer("releases"));
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      auto node = index.find(it.key());
+      if (node == index.end())
+        rels.fail(it.key(), "the name of a node of the topology (" + list_names(node_names) + "); " +
+                                in_quotes(it.key()) + " is not one" + suggestion(it.key(), node_names));
+      const std::string release = rels.str(it.key());
+      if (!p.matrix->find(release))
+        rels.fail(it.key(), "the name of a release of " + rel + " (" + list_names(release_names) + "), found " +
+                                in_quotes(release) + suggestion(release, release_names));
+      p.node_release[node->second] = release;
+    }
+    rels.finish();
+  }
+  p.gate = o.opt_boolean("gate").value_or(true);
+  p.attention_fallback_speed = opt_positive(o, "attention_fallback_speed", 1.0).value_or(p.attention_fallback_speed);
+  o.finish();
+  return p;
+}
+
+}  // namespace tt::reader
