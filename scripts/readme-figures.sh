@@ -16,7 +16,7 @@ timed() {  # label, command...: wall seconds and peak RSS, then the command's ow
     echo "   FAILED: $(tail -3 "$OUT/time")"
     return 0
   }
-  tail -n 40 "$OUT/stdout"
+  cat "$OUT/stdout"
   tail -n 1 "$OUT/time"
 }
 echo "commit $(git rev-parse --short HEAD), $(date -u +%FT%TZ), $(nproc) cores"
