@@ -374,7 +374,10 @@ bool Scheduler::try_preempt(int job, Pass& p) {
       // Compared as the deadline is (start + exempt > now), not as now - start < exempt: in floating point both can
       // hold with start + exempt == now, and a deadline that is already due made the controller loop on Timer.
       if (y.start + options_.preemption_exempt_time > p.now) {
-        relax_.insert({y.start + options_.preemption_exempt_time, v});  // look again once it may be preempted
+        if (jobs_[v].exempt_listed != y.admission) {  // look again once it may be preempted (once per start: every
+          jobs_[v].exempt_listed = y.admission;       // preemption search of a long queue would insert it again)
+          relax_.insert({y.start + options_.preemption_exempt_time, v});
+        }
         continue;
       }
       cands.push_back({v, r, vp, y.spec.gpus, y.admission, r != q, p.now - y.last_checkpoint});

@@ -95,6 +95,7 @@ class Scheduler {
     int preempted_by = -1;
     std::uint64_t skip_pass = 0;  // preempted in this pass: not examined again in it
     std::uint64_t admission = 0;  // admissions_ when it last started
+    std::uint64_t exempt_listed = 0;  // the admission whose exemption end is in relax_ (0: none): listed once a start
   };
   struct Key {
     int neg_priority;
