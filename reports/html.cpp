@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "reports/fleet.hpp"
 #include "reports/svg.hpp"
 #include "reports/text.hpp"
 #include "reports/timeline.hpp"
@@ -96,7 +97,7 @@ void header(std::ostringstream& os, const RunRecord& r) {
   os << "</div></header>";
 }
 
-void cluster_charts(std::ostringstream& os, const RunRecord& r) {
+void cluster_charts(std::ostringstream& os, const RunRecord& r, bool fleet) {
   StepLine allocated{"GPUs allocated", "#4e79a7", {}, true, false};
   StepLine up{"GPUs up", "#7f7f7f", {}, false, true};
   StepLine pending{"jobs pending", "#f28e2b", {}, true, false};
@@ -115,16 +116,22 @@ void cluster_charts(std::ostringstream& os, const RunRecord& r) {
      << step_chart_svg("GPUs", {allocated, up}, gpus_max, r.end_time);
   os << "<h3>Queue depth</h3><p class=\"note\">Jobs waiting in a queue and jobs holding GPUs.</p>"
      << step_chart_svg("jobs", {pending, running}, jobs_max, r.end_time);
+  if (fleet) os << queue_usage_chart(r);
   os << "</section>";
 }
 
-void job_legend(std::ostringstream& os, const RunRecord& r) {
-  os << "<div class=\"legend\">";
-  for (std::size_t j = 0; j < r.jobs.size(); ++j)
-    os << "<span><span class=\"sw\" style=\"background:" << job_color(static_cast<int>(j)) << "\"></span>"
-       << esc(r.jobs[j].name) << "</span>";
+void job_legend(std::ostringstream& os, const RunRecord& r, bool fleet) {
+  if (fleet) {
+    os << queue_legend(r);
+  } else {
+    os << "<div class=\"legend\">";
+    for (std::size_t j = 0; j < r.jobs.size(); ++j)
+      os << "<span><span class=\"sw\" style=\"background:" << job_color(static_cast<int>(j)) << "\"></span>"
+         << esc(r.jobs[j].name) << "</span>";
+    os << "</div>";
+  }
   // The same shapes as in the chart, drawn small.
-  os << "</div><div class=\"legend note\">"
+  os << "<div class=\"legend note\">"
         "<span><svg class=\"icon\" viewBox=\"0 0 16 14\"><line x1=\"8\" y1=\"0\" x2=\"8\" y2=\"14\" "
         "stroke=\"#d62728\" stroke-width=\"2.5\"/><polygon points=\"2,0 14,0 8,8\" fill=\"#d62728\"/></svg>"
         "fault, on the node that failed</span>"
@@ -141,15 +148,22 @@ void job_legend(std::ostringstream& os, const RunRecord& r) {
         "fill=\"url(#down)\"/></svg>node out of service</span></div>";
 }
 
-void gantt(std::ostringstream& os, const RunRecord& r, const Timeline& tl) {
+void gantt(std::ostringstream& os, const RunRecord& r, const Timeline& tl, bool fleet) {
   os << "<section><h2>Jobs on nodes</h2><p class=\"note\">One row per node that ran a job or failed; one bar per "
-        "attempt of a job on that node. Hover a bar or a marker for details.</p>";
+        "attempt of a job on that node"
+     << (fleet ? ", coloured by the job's queue (checkpoints are not drawn at this scale)" : "")
+     << ". Hover a bar or a marker for details.</p>";
   if (tl.nodes.empty()) {
     os << "<p>No job ran.</p></section>";
     return;
   }
-  job_legend(os, r);
-  os << gantt_svg(r, tl);
+  job_legend(os, r, fleet);
+  if (fleet) {
+    const auto queue_of_job = queue_index(r, queue_names(r));
+    os << gantt_svg(r, tl, &queue_of_job);
+  } else {
+    os << gantt_svg(r, tl);
+  }
   os << "</section>";
 }
 
@@ -178,22 +192,30 @@ std::string breakdown_svg(const JobRecord& j, Seconds run_end) {
   return os.str();
 }
 
-void jobs_table(std::ostringstream& os, const RunRecord& r) {
-  os << "<section><h2>Goodput per job</h2><p class=\"note\">ETTR: productive time / time from first start to end. "
-        "Breakdown bar, from submission to end: <span class=\"sw\" style=\"background:#b9c0cc\"></span>wait "
-        "<span class=\"sw\" style=\"background:#59a14f\"></span>productive <span class=\"sw\" "
-        "style=\"background:#4e79a7\"></span>checkpoint <span class=\"sw\" style=\"background:#d62728\"></span>lost "
-        "to failures.</p>";
+void jobs_table(std::ostringstream& os, const RunRecord& r, bool fleet) {
+  os << "<section><h2>Goodput per job</h2><p class=\"note\">ETTR: productive time / time from first start to end.";
+  if (!fleet)
+    os << " Breakdown bar, from submission to end: <span class=\"sw\" style=\"background:#b9c0cc\"></span>wait "
+          "<span class=\"sw\" style=\"background:#59a14f\"></span>productive <span class=\"sw\" "
+          "style=\"background:#4e79a7\"></span>checkpoint <span class=\"sw\" style=\"background:#d62728\"></span>"
+          "lost to failures.";
+  os << "</p>";
+  std::vector<int> queue_of_job;
+  if (fleet) {
+    queue_of_job = queue_index(r, queue_names(r));
+    os << "<details><summary>All " << r.jobs.size() << " jobs, one per line</summary>";
+  }
   os << "<div class=\"wide\"><table class=\"jobs\"><thead><tr><th>Job</th><th>Queue</th><th "
         "class=\"num\">GPUs</th><th>State</th><th class=\"num\">"
         "Submit</th><th class=\"num\">Start</th><th class=\"num\">End</th><th class=\"num\">Wait</th><th class=\"num\">"
         "Restarts</th><th class=\"num\">Productive</th><th class=\"num\">Checkpoints<br>n \u00b7 time</th><th "
         "class=\"num\">Lost "
         "GPU-h</th><th class=\"num\">ETTR</th><th class=\"num\">Iteration<br>measured / model</th>"
-        "<th>Breakdown</th></tr></thead><tbody>";
+        << (fleet ? "" : "<th>Breakdown</th>") << "</tr></thead><tbody>";
   for (std::size_t i = 0; i < r.jobs.size(); ++i) {
     const JobRecord& j = r.jobs[i];
-    os << "<tr><td class=\"name\"><span class=\"sw\" style=\"background:" << job_color(static_cast<int>(i))
+    os << "<tr><td class=\"name\"><span class=\"sw\" style=\"background:"
+       << (fleet ? queue_color(queue_of_job[i]) : job_color(static_cast<int>(i)))
        << "\"></span>" << esc(j.name) << "</td><td>" << esc(j.queue) << "</td><td class=\"num\">" << j.gpus
        << "</td><td>" << esc(to_string(j.state)) << "</td><td class=\"num\">" << when(j.submit) << "</td><td class=\"num\">"
        << when(j.first_start) << "</td><td class=\"num\">" << when(j.end) << "</td><td class=\"num\">" << when(j.wait)
@@ -201,9 +223,11 @@ void jobs_table(std::ostringstream& os, const RunRecord& r) {
        << "</td><td class=\"num\">" << j.checkpoints << " \u00b7 " << when(j.checkpoint_time)
        << "</td><td class=\"num\">" << format_fixed(j.lost_gpu_hours, 1) << "</td><td class=\"num\">"
        << format_fixed(j.ettr, 3) << "</td><td class=\"num\">" << when(j.measured_iteration) << " / "
-       << when(j.predicted_iteration) << "</td><td>" << breakdown_svg(j, r.end_time) << "</td></tr>";
+       << when(j.predicted_iteration) << "</td>";
+    if (!fleet) os << "<td>" << breakdown_svg(j, r.end_time) << "</td>";
+    os << "</tr>";
   }
-  os << "</tbody></table></div></section>";
+  os << "</tbody></table></div>" << (fleet ? "</details>" : "") << "</section>";
 }
 
 void checks_table(std::ostringstream& os, const RunRecord& r) {
@@ -304,11 +328,19 @@ std::string report_html(const RunRecord& r) {
      << esc(r.scenario) << "</title><style>" << kStyle << "</style></head><body><main>\n";
   header(os, r);
   os << "\n";
-  cluster_charts(os, r);
+  // Past a few dozen jobs or nodes the page is read by queue and by distribution (reports/fleet.hpp), with the
+  // per-job table folded away; a small run keeps one line and one colour per job.
+  const Timeline timeline = build_timeline(r);
+  const bool fleet = use_fleet_view(r, timeline.nodes.size());
+  if (fleet) os << fleet_summary_section(r) << "\n";
+  cluster_charts(os, r, fleet);
   os << "\n";
-  gantt(os, r, build_timeline(r));
+  if (fleet)
+    os << fleet_distributions_section(r) << "\n" << fleet_lost_work_section(r) << "\n" << fleet_top_jobs_section(r)
+       << "\n";
+  gantt(os, r, timeline, fleet);
   os << "\n";
-  jobs_table(os, r);
+  jobs_table(os, r, fleet);
   os << "\n";
   failures_section(os, r);
   os << "\n";

@@ -11,9 +11,9 @@
 namespace tt {
 namespace {
 
-constexpr double kWidth = 1320;
-constexpr double kLeft = 120;  // room for node names; the same for every chart so time axes line up
-constexpr double kRight = 24;
+constexpr double kWidth = kChartWidth;
+constexpr double kLeft = kChartLeft;
+constexpr double kRight = kChartRight;
 constexpr double kPlotWidth = kWidth - kLeft - kRight;
 constexpr const char* kFaultRed = "#d62728";
 
@@ -28,26 +28,6 @@ struct TimeScale {
   explicit TimeScale(Seconds e) : end(e.value > 0 ? e.value : 1) {}
   double x(Seconds t) const { return kLeft + std::clamp(t.value / end, 0.0, 1.0) * kPlotWidth; }
 };
-
-double nice_time_step(double end) {
-  static constexpr double kSteps[] = {0.001, 0.002, 0.005, 0.01,  0.02,  0.05,   0.1,    0.2,     0.5,    1,    2,
-                                      5,     10,    15,    30,    60,    120,    300,    600,     900,    1800, 3600,
-                                      7200,  10800, 21600, 43200, 86400, 172800, 604800, 1209600, 2592000};
-  for (double s : kSteps)
-    if (end / s <= 12) return s;
-  return std::ceil(end / 12 / 2592000) * 2592000;
-}
-
-double nice_value_step(double max) {
-  double step = 1;
-  while (max / step > 5) {
-    for (double k : {2.0, 2.5, 2.0}) {  // 1, 2, 5, 10, 20, 50, ...
-      step *= k;
-      if (max / step <= 5) break;
-    }
-  }
-  return step;
-}
 
 // The page's CSS styles svg text, and CSS beats presentation attributes: pick a class, not a fill.
 const char* label_class(const std::string& fill) {
@@ -79,7 +59,28 @@ std::string time_axis(const TimeScale& ts, double top, double bottom) {
 
 }  // namespace
 
+double nice_time_step(double end) {
+  static constexpr double kSteps[] = {0.001, 0.002, 0.005, 0.01,  0.02,  0.05,   0.1,    0.2,     0.5,    1,    2,
+                                      5,     10,    15,    30,    60,    120,    300,    600,     900,    1800, 3600,
+                                      7200,  10800, 21600, 43200, 86400, 172800, 604800, 1209600, 2592000};
+  for (double s : kSteps)
+    if (end / s <= 12) return s;
+  return std::ceil(end / 12 / 2592000) * 2592000;
+}
+
+double nice_value_step(double max) {
+  double step = 1;
+  while (max / step > 5) {
+    for (double k : {2.0, 2.5, 2.0}) {  // 1, 2, 5, 10, 20, 50, ...
+      step *= k;
+      if (max / step <= 5) break;
+    }
+  }
+  return step;
+}
+
 std::string job_color(int job) { return kPalette[static_cast<std::size_t>(job) % kPalette.size()]; }
+std::string queue_color(int queue) { return job_color(queue); }
 
 std::string time_tick_label(Seconds t) {
   double v = t.value;
@@ -146,7 +147,7 @@ std::string step_chart_svg(const std::string& y_label, const std::vector<StepLin
   return os.str();
 }
 
-std::string gantt_svg(const RunRecord& r, const Timeline& tl) {
+std::string gantt_svg(const RunRecord& r, const Timeline& tl, const std::vector<int>* queue_of_job) {
   int lanes = 0;
   for (const auto& row : tl.nodes) lanes += row.lanes;
   const double lane_h = std::clamp(900.0 / std::max(1, lanes), 8.0, 24.0);
@@ -193,17 +194,18 @@ std::string gantt_svg(const RunRecord& r, const Timeline& tl) {
       const Segment& seg = job.segments[bar.segment];
       const double x0 = ts.x(bar.start), x1 = std::max(ts.x(bar.end), x0 + 1);
       const double by = y0 + bar.lane * lane_h + (lane_h >= 12 ? 2 : 1), bh = lane_h - (lane_h >= 12 ? 4 : 2);
-      const std::string color = job_color(bar.job);
+      const std::string color = queue_of_job ? queue_color((*queue_of_job)[bar.job]) : job_color(bar.job);
       std::string label = job.name + (seg.attempt > 0 ? " \u21bb" + std::to_string(seg.attempt) : std::string());
       os << "<g class=\"bar\"><title>" << esc(job.name) << " attempt " << seg.attempt + 1 << " on " << esc(row.name)
          << ": " << when(bar.start) << " \u2013 " << when(bar.end) << " (" << esc(seg.outcome) << "), iterations "
          << seg.start_iteration << " \u2192 " << seg.reached_iteration << "</title>";
       os << "<rect x=\"" << n(x0) << "\" y=\"" << n(by) << "\" width=\"" << n(x1 - x0) << "\" height=\"" << n(bh)
          << "\" rx=\"2\" fill=\"" << color << "\"/>";
-      if (lane_h >= 14 && x1 - x0 > 6.6 * label.size() + 10)
+      if (!queue_of_job && lane_h >= 14 && x1 - x0 > 6.6 * label.size() + 10)
         os << "<text x=\"" << n(x0 + 5) << "\" y=\"" << n(by + bh / 2 + 4) << "\" class=\"" << label_class(color)
            << "\">" << esc(label) << "</text>";
       os << "</g>";
+      if (queue_of_job) continue;  // fleet view: a tick per checkpoint would be most of the page
       for (Seconds c : job.checkpoint_times)
         if (c >= bar.start && c <= bar.end)
           os << "<line x1=\"" << n(ts.x(c)) << "\" y1=\"" << n(by) << "\" x2=\"" << n(ts.x(c)) << "\" y2=\""

@@ -169,4 +169,46 @@ inline RunRecord busy_record() {
   return r;
 }
 
+// A fleet: `jobs` jobs of 8 GPUs in three queues (a, b, c in turn) on 96 nodes over ten days, a job every 25 minutes,
+// job i waiting i % 7 x 10 minutes and running 6 hours on node i % 96; every fifth job fails once (a GPU failure,
+// 16 lost GPU-hours) and restarts on the next node. Deterministic, with figures a test can work out by hand.
+inline RunRecord fleet_record(int jobs) {
+  RunRecord r;
+  r.scenario = "fleet";
+  r.driver = "sim";
+  r.total_gpus = 768;
+  r.end_time = Seconds(10 * 86400);
+  const char* queues[] = {"a", "b", "c"};
+  for (int i = 0; i < jobs; ++i) {
+    JobRecord j;
+    j.name = "job-" + std::to_string(i);
+    j.queue = queues[i % 3];
+    j.gpus = 8;
+    j.submit = Seconds(i * 1500.0);
+    j.wait = Seconds((i % 7) * 600.0);
+    const double start = j.submit.value + j.wait.value;
+    j.first_start = Seconds(start);
+    const std::string node = "n" + std::to_string(i % 96), next = "n" + std::to_string((i + 1) % 96);
+    if (i % 5 == 0) {
+      j.segments = {segment(0, start, start + 3600, {node}, 0, 300, "failed"),
+                    segment(1, start + 3600, start + 6 * 3600, {next}, 200, 1800, "completed")};
+      j.failures = {FailureRecord{"GPU " + node + "/gpu0 failed", Seconds(start + 3500), Seconds(start + 3600), 100, 16,
+                                  "gpu_failure", "heartbeat", Seconds(start + 3900), Seconds(0), Seconds(100),
+                                  Seconds(300), false}};
+      j.lost_gpu_hours = 16;
+      j.restarts = 1;
+    } else {
+      j.segments = {segment(0, start, start + 6 * 3600, {node}, 0, 1800, "completed")};
+    }
+    j.end = j.segments.back().end;
+    j.state = JobStatus::Completed;
+    j.ettr = i % 5 == 0 ? 0.9 : 1.0;
+    j.productive_seconds = 6 * 3600 * j.ettr;
+    j.pending_by_reason = {{"quota", j.wait}};
+    r.jobs.push_back(std::move(j));
+  }
+  r.series = {{Seconds(0), 0, 768, 0, 0}, {Seconds(10 * 86400), 0, 768, 0, 0}};
+  return r;
+}
+
 }  // namespace tt::testing
