@@ -302,6 +302,30 @@ void failures_section(std::ostringstream& os, const RunRecord& r) {
   os << "</tbody></table></div></section>";
 }
 
+void preflight_costs_section(std::ostringstream& os, const RunRecord& r) {
+  if (r.preflight_costs.empty()) return;
+  os << "<section id=\"preflight\"><h2>What the preflight differences cost</h2><p class=\"note\">Each difference of "
+        "the fleet from the matrix's release, with what it cost in this run, fix first at the top. Lost: GPU-hours of "
+        "the launches it failed; slowed: extra GPU-hours of jobs on nodes it slows; withheld: capacity of its nodes "
+        "cordoned by gating (shared by every blocking difference of a node, so not additive). Per day: the three "
+        "summed, over the run's length.</p><div class=\"wide\"><table class=\"preflight\"><thead><tr><th "
+        "class=\"num\">Rank</th><th>Check</th><th>Severity</th><th>Nodes</th><th>Found / expected</th><th "
+        "class=\"num\">Failed launches</th><th class=\"num\">Lost GPU-h</th><th class=\"num\">Slowed GPU-h</th><th "
+        "class=\"num\">Withheld GPU-h</th><th class=\"num\">GPU-h per day</th><th>Leads to</th></tr></thead><tbody>";
+  for (const auto& c : r.preflight_costs) {
+    std::string nodes;
+    for (const auto& n : c.nodes) nodes += (nodes.empty() ? "" : ", ") + n;
+    os << "<tr" << (c.severity == "blocking" ? " class=\"failed\"" : "") << "><td class=\"num\">" << c.rank
+       << "</td><td>" << esc(c.check) << "</td><td>" << esc(c.severity) << "</td><td class=\"nodes\">" << esc(nodes)
+       << "</td><td>" << esc(c.found) << " / " << esc(c.expected) << "</td><td class=\"num\">" << c.failed_launches
+       << "</td><td class=\"num\">" << format_fixed(c.lost_gpu_hours, 1) << "</td><td class=\"num\">"
+       << format_fixed(c.slowed_gpu_hours, 1) << "</td><td class=\"num\">" << format_fixed(c.withheld_gpu_hours, 1)
+       << "</td><td class=\"num\">" << format_fixed(c.gpu_hours_per_day, 1) << "</td><td>" << esc(c.failure)
+       << "</td></tr>";
+  }
+  os << "</tbody></table></div></section>";
+}
+
 void decision_log(std::ostringstream& os, const RunRecord& r) {
   os << "<section><h2>Decisions</h2><details><summary>Decision log (" << r.decisions.size()
      << " decisions)</summary><table class=\"log\"><thead><tr><th class=\"num\">Time</th><th>Kind</th><th>Job</th>"
@@ -344,6 +368,7 @@ std::string report_html(const RunRecord& r) {
   os << "\n";
   failures_section(os, r);
   os << "\n";
+  preflight_costs_section(os, r);
   alerts_section(os, r);
   os << "\n";
   checks_table(os, r);

@@ -22,6 +22,27 @@ using nlohmann::json;
 
 json opt_seconds(const std::optional<Seconds>& s) { return s ? json(s->value) : json(nullptr); }
 
+// Only for scenarios with a preflight section, so other reports keep their bytes.
+void add_preflight_costs(json& report, const RunRecord& r) {
+  if (r.preflight_costs.empty()) return;
+  json rows = json::array();
+  for (const auto& c : r.preflight_costs)
+    rows.push_back({{"rank", c.rank},
+                    {"check", c.check},
+                    {"severity", c.severity},
+                    {"rule", c.rule},
+                    {"nodes", c.nodes},
+                    {"found", c.found},
+                    {"expected", c.expected},
+                    {"failure", c.failure},
+                    {"failed_launches", c.failed_launches},
+                    {"lost_gpu_hours", c.lost_gpu_hours},
+                    {"slowed_gpu_hours", c.slowed_gpu_hours},
+                    {"withheld_gpu_hours", c.withheld_gpu_hours},
+                    {"gpu_hours_per_day", c.gpu_hours_per_day}});
+  report["preflight_costs"] = rows;
+}
+
 json by_cause_json(const std::map<std::string, CauseTotals>& m) {
   json out = json::object();
   for (const auto& [kind, t] : m) out[kind] = {{"failures", t.failures}, {"lost_gpu_hours", t.lost_gpu_hours}};
@@ -189,7 +210,7 @@ json report_json(const RunRecord& r) {
   for (const auto& c : r.checks) passed += c.passed;
   json driver_info = json::object();
   for (const auto& [k, v] : r.driver_info) driver_info[k] = v;
-  return {{"schema_version", kReportSchemaVersion},
+  json report = {{"schema_version", kReportSchemaVersion},
           {"scenario", r.scenario},
           {"scenario_file", r.scenario_file},
           {"seed", r.seed},
@@ -218,6 +239,8 @@ json report_json(const RunRecord& r) {
           {"series", series},
           {"telemetry", telemetry_json(r)},
           {"decisions", decisions}};
+  add_preflight_costs(report, r);
+  return report;
 }
 
 ReportFiles write_report(const RunRecord& record, const std::string& dir) {
@@ -269,6 +292,15 @@ std::string summary_table(const RunRecord& r) {
       os << line;
     }
     os << "\n";
+  }
+  if (!r.preflight_costs.empty()) {
+    os << "preflight differences, fix first at the top (GPU-hours per day: lost + slowed + capacity withheld):\n";
+    for (const auto& c : r.preflight_costs) {
+      std::snprintf(line, sizeof line, "  %d. %-28s %-8s on %zu node(s): %d failed launch(es), %.1f lost, %.1f slowed, "
+                    "%.1f withheld GPUh; %.1f GPUh/day\n", c.rank, c.check.c_str(), c.severity.c_str(), c.nodes.size(),
+                    c.failed_launches, c.lost_gpu_hours, c.slowed_gpu_hours, c.withheld_gpu_hours, c.gpu_hours_per_day);
+      os << line;
+    }
   }
   int passed = 0;
   for (const auto& c : r.checks) {

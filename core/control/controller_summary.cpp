@@ -5,6 +5,7 @@
 
 #include "core/control/checks.hpp"
 #include "core/fault/stochastic.hpp"
+#include "core/preflight/cost.hpp"
 
 namespace tt {
 
@@ -100,6 +101,7 @@ void Controller::Impl::finish(Seconds now) {
     }
   rec.ettr = spans > 0 ? std::min(1.0, kept / spans) : 0;
   telemetry.finish(now, cluster_view(), [this](int j) { return job_view(j); });
+  rec.preflight_costs = preflight::difference_costs(sc.topology, sc.preflight, rec);
   rec.checks = evaluate_checks(sc.checks, rec);
 }
 

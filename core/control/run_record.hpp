@@ -146,6 +146,25 @@ struct AlertRecord {  // one firing of one alert instance
   std::optional<Seconds> resolved_at;         // absent: still firing at the end
 };
 
+// What one preflight difference (core/preflight/verdict.hpp) cost in the run (core/preflight/cost.hpp): launches that
+// failed because of it, the GPU-hours those failures lost, GPU-hours spent slower than the matrix's release would
+// run, and the capacity withheld by gating its nodes. Filled only for scenarios with a preflight section.
+struct PreflightCost {
+  std::string check;     // the verdict's check: an attribute name or "rule:<id>"
+  std::string severity;  // blocking, warning
+  std::string rule;      // the published rule the difference breaks, "" when none
+  std::vector<std::string> nodes;
+  std::string found;
+  std::string expected;
+  std::string failure;       // what the difference leads to
+  int failed_launches = 0;   // job launches that failed because of it (e.g. communicator setup hangs)
+  double lost_gpu_hours = 0;     // lost by those failures
+  double slowed_gpu_hours = 0;   // extra GPU-hours of jobs slowed by it (attention fallback)
+  double withheld_gpu_hours = 0;  // capacity of its nodes cordoned by gating (shared by the node's blocking checks)
+  double gpu_hours_per_day = 0;   // (lost + slowed + withheld) per day of the run
+  int rank = 0;                   // 1: fix first
+};
+
 struct RunRecord {
   std::string scenario;
   std::string scenario_file;
@@ -176,6 +195,8 @@ struct RunRecord {
   TelemetrySeries telemetry;
   std::vector<AlertRuleRecord> alert_rules;
   std::vector<AlertRecord> alerts;
+  // Preflight: what each difference of the fleet cost, ranked (empty without a preflight section).
+  std::vector<PreflightCost> preflight_costs;
 
   bool all_checks_passed() const;
 };
