@@ -255,6 +255,7 @@ struct Watch {
   std::atomic<bool> stop{false};
   std::atomic<int> port{0};
   int health_ok = 0, health_bad = 0, metrics_ok = 0, metrics_bad = 0;
+  int health_unanswered = 0, metrics_unanswered = 0;  // since the last answer
   std::string last_health, last_metrics, last_metrics_error, last_health_error;
   std::thread thread;
 
@@ -267,8 +268,13 @@ struct Watch {
       }
     });
   }
+  // A request nothing answers counts only once a later one is answered: the endpoint goes away with the run, and the
+  // requests after that are the watcher's, not the run's.
   void poll() {
-    if (auto h = real::http_get_local(port, "/health", 0.5)) {
+    if (auto h = real::http_get_local(port, "/health", 2.0)) {
+      if (health_unanswered) last_health_error = "no answer to " + std::to_string(health_unanswered) + " request(s)";
+      health_bad += health_unanswered;
+      health_unanswered = 0;
       bool ok = h->status == 200;
       try {
         const auto doc = nlohmann::json::parse(h->body);
@@ -281,17 +287,20 @@ struct Watch {
       (ok ? health_ok : health_bad)++;
       if (!ok) last_health_error = "HTTP " + std::to_string(h->status) + ": " + one_line(h->body.substr(0, 200));
     } else {
-      ++health_bad;
-      last_health_error = "no answer";
+      ++health_unanswered;
+      if (health_ok == 0) last_health_error = "no answer";
     }
-    if (auto m = real::http_get_local(port, "/metrics", 0.5)) {
+    if (auto m = real::http_get_local(port, "/metrics", 2.0)) {
+      if (metrics_unanswered) last_metrics_error = "no answer to " + std::to_string(metrics_unanswered) + " request(s)";
+      metrics_bad += metrics_unanswered;
+      metrics_unanswered = 0;
       const bool ok = m->status == 200 && m->body.find("traintwin_decisions_total") != std::string::npos;
       (ok ? metrics_ok : metrics_bad)++;
       if (ok) last_metrics = m->body;
       else last_metrics_error = "HTTP " + std::to_string(m->status) + ": " + one_line(m->body.substr(0, 200));
     } else {
-      ++metrics_bad;
-      last_metrics_error = "no answer";
+      ++metrics_unanswered;
+      if (metrics_ok == 0) last_metrics_error = "no answer";
     }
   }
   void join() {

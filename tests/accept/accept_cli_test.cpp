@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "tests/e2e/cli_support.hpp"
+#include "tests/skip.hpp"
 
 using tt::testing::read_file;
 using tt::testing::run_cli;
@@ -187,4 +188,12 @@ TEST_CASE("e2e: traintwin accept exits 2 for a log that is not nccl-tests output
   auto ptr = run_cli("accept --plan " + broken + " --nccl-tests " + log);
   CHECK(ptr.exit_code == 2);
   CHECK_THAT(ptr.output, Catch::Contains("/comm/3/busbw_gbps"));
+}
+
+TEST_CASE("e2e: traintwin accept --devices cuda:N exits 4 where there is no CUDA device", "[e2e]") {
+  auto probe = run_cli("kernelcheck --device cuda --seqlens 64 --head-dims 64");
+  if (probe.exit_code != 4) TT_SKIP("a CUDA device is present: this machine does not take the exit-4 path");
+  auto r = run_cli("accept --devices cuda:2 --out " + scratch_dir("accept-cuda").string());
+  CHECK(r.exit_code == 4);
+  CHECK_THAT(r.output, Catch::Contains("nothing was checked"));
 }
