@@ -345,6 +345,7 @@ RunItems run_items(const LocalAccept& o, const accept::AcceptPlan& plan, const S
   opt.time_scale = o.time_scale;
   opt.worker_command = {o.worker_executable, "worker"};
   opt.metrics_port = 0;
+  opt.heartbeat_timeout = o.heartbeat_timeout_s;
   Watch watch;
   opt.on_metrics_ready = [&watch](int port) { watch.start(port); };
   if (injected(o, Item::Observability)) ::setenv("TRAINTWIN_DRILL_METRICS_DOWN", "1", 1);

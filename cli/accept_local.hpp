@@ -32,6 +32,7 @@ struct LocalAccept {
   std::vector<std::string> calibration_logs;  // nccl-tests or commtest logs of this machine instead of fresh runs
   std::optional<double> comm_sigma;           // the noise of the machine plan, named by the caller
   double real_allowance_s = 1.0;              // real seconds (x time scale) a real run may add to each twin time
+  double heartbeat_timeout_s = 5.0;           // real seconds of worker silence before the driver reports it
   bool plan_only = false;                     // make the plan, run no item
   double false_failure = 1e-3;          // per threshold
   int max_restarts = 1;                 // per job, over the run

@@ -50,6 +50,7 @@ struct AcceptArgs {
   std::vector<std::string> calibration;
   double comm_sigma = 0;
   double real_allowance = 1.0;
+  double heartbeat_timeout = 5.0;
   double false_failure = 1e-3;
   int calibration_runs = 3;
   int max_restarts = 1;
@@ -257,6 +258,7 @@ int local(const AcceptArgs& a) {
   o.calibration_logs = a.calibration;
   if (a.comm_sigma > 0) o.comm_sigma = a.comm_sigma;
   o.real_allowance_s = a.real_allowance;
+  o.heartbeat_timeout_s = a.heartbeat_timeout;
   o.plan_only = a.plan_only;
   for (Bytes s : sizes_between(a.min_size, a.max_size, "--max-size")) o.sizes.push_back(static_cast<std::int64_t>(s.value));
   if (!a.plan.empty()) o.machine_plan = accept::read_plan_file(a.plan);
@@ -325,6 +327,11 @@ Registered add_accept(CLI::App& app) {
   sub->add_option("-e,--max-size", a->max_size, "largest commtest size on this machine")->capture_default_str();
   sub->add_option("--twin-max-size", a->twin_max, "largest all-reduce size of a twin plan (from 8 B, x2)")
       ->capture_default_str();
+  sub->add_option("--heartbeat-timeout", a->heartbeat_timeout,
+                  "real seconds a worker of the real run may stay silent before it is reported (a loaded machine "
+                  "delays workers' first heartbeats)")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
   sub->add_flag("--json", a->json, "print the result as JSON");
   sub->add_flag("--quiet", a->quiet, "no progress lines");
   sub->add_option("--inject", a->inject, "test and drill hook: break this item (docs/acceptance.md)")->group("");
