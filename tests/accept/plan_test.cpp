@@ -124,3 +124,34 @@ TEST_CASE("accept machine calibration: geometric mean per size, pooled spread, f
   const AcceptPlan quiet = machine_plan(c, 4, "here", 1e-3, 0.01, "given");
   CHECK(quiet.comm_noise.sigma == 0.01);
 }
+
+#include "core/accept/twin_plan.hpp"
+#include "core/io/scenario_reader.hpp"
+#include "core/plan/comm_sweep.hpp"
+
+TEST_CASE("accept judge: nccl-tests -J JSON against the twin's plan of its cluster, a row named by its pointer",
+          "[unit]") {
+  const std::string data = std::string(TT_SOURCE_DIR) + "/tests/data/nccl/format/all_reduce.8gpu.json";
+  const auto log = load_measurements(data);
+  const Topology h100 = read_topology_file(std::string(TT_SOURCE_DIR) + "/topologies/single-node-8xh100.json");
+  const AcceptPlan p = twin_comm_plan(h100, 8, 1, sweep_sizes(Bytes(1024), Bytes(1 << 30), 4), {},
+                                      default_twin_comm_noise(), 1e-3);
+  REQUIRE(p.comm.size() == 11);
+  const CommVerdict v = judge_comm(p, log, data);
+  REQUIRE(v.sizes.size() == 11);
+  for (const auto& s : v.sizes) {
+    REQUIRE(s.measured);
+    CHECK_THAT(s.where, Catch::Contains("all_reduce.8gpu.json#/results/"));
+    CHECK(s.passed == (*s.measured >= s.threshold));
+  }
+  const Topology rail = read_topology_file(std::string(TT_SOURCE_DIR) + "/topologies/rail-16x8-h100.json");
+  const AcceptPlan other = twin_comm_plan(rail, 16, 2, sweep_sizes(Bytes(1024), Bytes(1 << 30), 4), {},
+                                          default_twin_comm_noise(), 1e-3);
+  try {
+    judge_comm(other, log, data);
+    FAIL("an 8-GPU log was judged against a 16-GPU plan");
+  } catch (const InputError& e) {
+    CHECK_THAT(e.file(), Catch::EndsWith("all_reduce.8gpu.json"));
+    CHECK_THAT(e.pointer(), Catch::StartsWith("/results/"));
+  }
+}
