@@ -7,7 +7,6 @@
 #include <set>
 #include <sstream>
 
-#include "reports/report.hpp"
 #include "reports/text.hpp"
 
 namespace tt {
@@ -398,9 +397,46 @@ json diagnosis_json(const Diagnosis& d) {
   return j;
 }
 
+namespace {
+
+// The part of report_json() the doctor reads (jobs, decisions, checks, driver facts), under report.json's names:
+// report.html is written beside report.json, and a month of telemetry need not be built twice.
+json doctor_view(const RunRecord& r) {
+  json jobs = json::array();
+  for (const auto& j : r.jobs) {
+    json segments = json::array(), failures = json::array(), pending = json::object();
+    for (const auto& s : j.segments)
+      segments.push_back({{"nodes", s.nodes},
+                          {"outcome", s.outcome},
+                          {"start_iteration", s.start_iteration},
+                          {"reached_iteration", s.reached_iteration}});
+    for (const auto& f : j.failures) failures.push_back({{"cause", f.cause}, {"fault_s", f.fault_time.value}});
+    for (const auto& [kind, t] : j.pending_by_reason) pending[kind] = t.value;
+    jobs.push_back({{"name", j.name},
+                    {"gpus", j.gpus},
+                    {"state", to_string(j.state)},
+                    {"wait_s", j.wait.value},
+                    {"pending_by_reason_s", pending},
+                    {"predicted_iteration_s", j.predicted_iteration.value},
+                    {"measured_iteration_s", j.measured_iteration.value},
+                    {"segments", segments},
+                    {"failures", failures}});
+  }
+  json decisions = json::array(), checks = json::array(), info = json::object();
+  for (const auto& d : r.decisions)
+    decisions.push_back({{"t_s", d.t.value}, {"kind", d.kind}, {"job", d.job}, {"nodes", d.nodes}, {"reason", d.reason}});
+  for (const auto& c : r.checks)
+    checks.push_back({{"name", c.name}, {"job", c.job}, {"passed", c.passed}, {"message", c.message}});
+  for (const auto& [k, v] : r.driver_info) info[k] = v;
+  return {{"scenario", r.scenario}, {"driver", r.driver}, {"driver_info", info},
+          {"jobs", jobs},         {"decisions", decisions}, {"checks", checks}};
+}
+
+}  // namespace
+
 std::string doctor_html_section(const RunRecord& record) {
   DoctorInput in;
-  in.report = report_json(record);
+  in.report = doctor_view(record);
   const Diagnosis d = diagnose(in);
   std::ostringstream os;
   os << "<section id=\"doctor\"><h2>Doctor</h2>";

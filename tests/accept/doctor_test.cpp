@@ -59,6 +59,9 @@ TEST_CASE("e2e: doctor names queueing with the single change, for fragmentation 
   CHECK(frag["cause"] == "queueing");
   CHECK_THAT(frag["summary"].get<std::string>(), Catch::Contains("fragmentation"));
   CHECK_THAT(frag["change"].get<std::string>(), Catch::StartsWith("free 2 more whole node(s)"));
+  // report.html says the same, from the record alone.
+  const std::string html = tt::testing::read_file(fs::path(TT_BINARY_DIR) / "test-out/doctor-fragmentation/report.html");
+  CHECK_THAT(html, Catch::Contains("<section id=\"doctor\">") && Catch::Contains("free 2 more whole node(s)"));
 
   const auto quota = first_cause(doctor_of_run("scenarios/quota-contention.json", "quota"), "long_wait", "pretrain-burst-4");
   REQUIRE(quota.is_object());
