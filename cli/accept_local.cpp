@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
@@ -175,8 +176,26 @@ ItemResult collective_item(const LocalAccept& o, const accept::AcceptPlan& plan)
   const std::vector<Measurement> ms = as_measurements(rows, o.ranks);
   std::int64_t wrong = 0;
   for (const auto& row : rows) wrong += row.out_of_place.wrong + row.in_place.wrong;
-  const auto v = accept::judge_comm(plan, ms, "commtest");
-  r.evidence = comm_verdict_text(v) + "wrong elements: " + std::to_string(wrong) + "\nplan: " + plan.model + "\n";
+  auto v = accept::judge_comm(plan, ms, "commtest");
+  r.evidence = comm_verdict_text(v);
+  if (!v.passed() && wrong == 0) {
+    // A size below its threshold is measured once more and fails only if it is below again: an OS-scheduling
+    // outlier on a shared machine is not a slow link (false-failure p^2 per size if the runs are independent).
+    std::vector<std::int64_t> again;
+    for (const auto& f : v.failed_sizes()) again.push_back(std::stoll(f));
+    const auto rows2 = commtest_once(o, again, -1);
+    for (const auto& row : rows2) wrong += row.out_of_place.wrong + row.in_place.wrong;
+    accept::AcceptPlan retry = plan;
+    std::erase_if(retry.comm, [&](const accept::CommExpectation& e) {
+      return std::find(again.begin(), again.end(), static_cast<std::int64_t>(e.size.value)) == again.end();
+    });
+    const auto v2 = accept::judge_comm(retry, as_measurements(rows2, o.ranks), "commtest (again)");
+    r.evidence += "measured again:\n" + comm_verdict_text(v2);
+    for (auto& s : v.sizes)
+      for (const auto& s2 : v2.sizes)
+        if (s2.size == s.size && s2.passed) s = s2;
+  }
+  r.evidence += "wrong elements: " + std::to_string(wrong) + "\nplan: " + plan.model + "\n";
   double worst = 1e300;
   for (const auto& s : v.sizes)
     if (s.measured) worst = std::min(worst, s.measured->value / s.expected.value);
@@ -184,8 +203,8 @@ ItemResult collective_item(const LocalAccept& o, const accept::AcceptPlan& plan)
                " sizes at or above their threshold (worst " + format_fixed(100 * worst, 1) + "% of expected); " +
                std::to_string(wrong) + " wrong elements";
   r.expected = "0 wrong elements; busbw per size >= the plan's threshold (false-failure " +
-               format_number(plan.target_false_failure) + " per size, sigma " + format_fixed(plan.comm_noise.sigma, 3) +
-               ")";
+               format_number(plan.target_false_failure) + " per measurement, sigma " +
+               format_fixed(plan.comm_noise.sigma, 3) + "); a size below it is measured again and fails if below twice";
   std::string problem;
   if (wrong) problem = std::to_string(wrong) + " wrong elements in the all-reduce results (a corrupted collective)";
   else if (!v.passed()) {
@@ -288,7 +307,7 @@ struct Watch {
       if (!ok) last_health_error = "HTTP " + std::to_string(h->status) + ": " + one_line(h->body.substr(0, 200));
     } else {
       ++health_unanswered;
-      if (health_ok == 0) last_health_error = "no answer";
+      if (health_ok + health_bad == 0) last_health_error = "no answer";
     }
     if (auto m = real::http_get_local(port, "/metrics", 2.0)) {
       if (metrics_unanswered) last_metrics_error = "no answer to " + std::to_string(metrics_unanswered) + " request(s)";
@@ -300,7 +319,7 @@ struct Watch {
       else last_metrics_error = "HTTP " + std::to_string(m->status) + ": " + one_line(m->body.substr(0, 200));
     } else {
       ++metrics_unanswered;
-      if (metrics_ok == 0) last_metrics_error = "no answer";
+      if (metrics_ok + metrics_bad == 0) last_metrics_error = "no answer";
     }
   }
   void join() {
