@@ -3,6 +3,7 @@
 // nccl-tests' table layout with the wrong elements of every size counted. Exit 0 none wrong, 1 some wrong, 2 bad
 // options, 3 a rank failed, 4 no CUDA device.
 #include <stdlib.h>
+#include <unistd.h>
 
 #include <cctype>
 #include <cstdio>
@@ -101,6 +102,22 @@ std::string table(const std::vector<real::CommTestRow>& rows, const std::string&
   return out;
 }
 
+// nccl-tests' program and device lines, so that core/calib's reader (and `traintwin accept --nccl-tests`) knows the
+// collective and the rank and host counts of a saved log.
+std::string device_lines(int ranks, bool cuda) {
+  char host[256] = "localhost";
+  if (::gethostname(host, sizeof host - 1) != 0) std::snprintf(host, sizeof host, "localhost");
+  host[sizeof host - 1] = '\0';
+  std::string out = "# Collective test starting: all_reduce_perf\n";
+  char line[512];
+  for (int r = 0; r < ranks; ++r) {
+    std::snprintf(line, sizeof line, "#  Rank %2d Group  0 Pid %6d on %10s device %2d [%s] %s\n", r,
+                  static_cast<int>(::getpid()), host, r, cuda ? "cuda" : "cpu", cuda ? "CUDA device" : "CPU rank");
+    out += line;
+  }
+  return out;
+}
+
 int run(const CommtestArgs& a) {
   if (a.collective != "all_reduce") bad("--collective", "all_reduce (the only collective commtest runs so far)");
   Devices devices = parse_devices(a.devices);
@@ -179,9 +196,10 @@ int run(const CommtestArgs& a) {
     }
     std::cout << j.dump(2) << "\n";
   } else {
-    const std::string title = "# traintwin commtest: all_reduce over " + std::to_string(o.ranks) + " " +
-                              (devices.cuda ? "CUDA" : "CPU") + " rank(s); " + provider +
-                              "\n# check: every element of every rank's result against the exact sum\n";
+    std::string title = "# traintwin commtest: all_reduce over " + std::to_string(o.ranks) + " " +
+                        (devices.cuda ? "CUDA" : "CPU") + " rank(s); " + provider +
+                        "\n# check: every element of every rank's result against the exact sum\n";
+    title += device_lines(o.ranks, devices.cuda);
     std::cout << table(rows, title, wrong, avg_busbw);
   }
   return wrong ? kExitChecksFailed : 0;

@@ -167,7 +167,10 @@ class RealBackend final : public tt::Clock, public Executor {
   }
 
   void publish_metrics() {
-    if (metrics_) metrics_->publish(prometheus_text(ctl_.record(), last_now_, pool_.live_workers()));
+    if (!metrics_) return;
+    metrics_->publish(prometheus_text(ctl_.record(), last_now_, pool_.live_workers()));
+    metrics_->publish_health(health_json(ctl_.record(), last_now_, pool_.live_workers(), stats_.workers_started,
+                                          metrics_->serving_metrics()));
   }
 
   const Scenario& sc_;

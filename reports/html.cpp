@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "reports/doctor.hpp"
 #include "reports/fleet.hpp"
 #include "reports/svg.hpp"
 #include "reports/text.hpp"
@@ -374,6 +375,7 @@ std::string report_html(const RunRecord& r) {
   checks_table(os, r);
   os << "\n";
   decision_log(os, r);
+  os << "\n" << doctor_html_section(r);
   os << "\n</main></body></html>\n";
   return os.str();
 }
