@@ -33,5 +33,7 @@ Registered add_replay(CLI::App& app);
 Registered add_calibrate(CLI::App& app);
 Registered add_inventory(CLI::App& app);
 Registered add_preflight(CLI::App& app);
+Registered add_sweep(CLI::App& app);
+Registered add_sweep_point(CLI::App& app);  // hidden: one run of a sweep
 
 }  // namespace tt::cli

@@ -14,6 +14,8 @@ int main(int argc, char** argv) {
                                       add_logs(app),   add_comm(app),        add_plan(app),    add_real(app),
                                       add_replay(app), add_calibrate(app),   add_worker(app),  add_kernelcheck(app),
                                       add_commtest(app), add_inventory(app), add_preflight(app)};
+  commands.push_back(add_sweep(app));
+  commands.push_back(add_sweep_point(app));
 
   try {
     app.parse(argc, argv);
