@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
                                       add_commtest(app), add_inventory(app), add_preflight(app)};
   commands.push_back(add_sweep(app));
   commands.push_back(add_sweep_point(app));
+  commands.push_back(add_size(app));
 
   try {
     app.parse(argc, argv);

@@ -192,7 +192,7 @@ SweepSpec read_sweep_spec(const json& doc, const std::string& file, bool check_p
     for (int i = 1; i <= n; ++i) s.seeds.push_back(static_cast<std::uint64_t>(i));
   } else if (seeds.is_array() && !seeds.empty()) {
     for (std::size_t i = 0; i < seeds.size(); ++i) {
-      if (!seeds[i].is_number_unsigned())
+      if (!seeds[i].is_number_integer() || seeds[i].get<std::int64_t>() < 0)
         throw InputError(file, "/seeds/" + std::to_string(i), "a seed, an integer >= 0, found " + seeds[i].dump());
       s.seeds.push_back(seeds[i].get<std::uint64_t>());
     }
