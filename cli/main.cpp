@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   commands.push_back(add_sweep(app));
   commands.push_back(add_sweep_point(app));
   commands.push_back(add_size(app));
+  commands.push_back(add_import(app));
 
   try {
     app.parse(argc, argv);
