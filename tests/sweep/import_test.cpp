@@ -27,7 +27,7 @@ std::string error_of(const std::string& text, TraceFormat f) {
 }
 }  // namespace
 
-TEST_CASE("sacct rows become trace jobs; steps are skipped [unit]") {
+TEST_CASE("sacct rows become trace jobs and job steps are skipped [unit]") {
   const TraceRows r = read_trace_text(
       kHeader +
           "7|gpu|high|2025-03-03T08:00:00|2025-03-03T08:10:00|2025-03-03T10:10:00|1-02:00:00|CANCELLED by 1000|"
@@ -88,7 +88,7 @@ TEST_CASE("malformed trace rows are named by line, refused or skipped [unit]") {
   CHECK(skipped.invalid[0] == kTraces + "bad-acme-gpus.csv:5: a count, an integer >= 0, found \"x16\"");
 }
 
-TEST_CASE("traintwin import exits 2 on a malformed trace naming its line, and the replay scenario is its fixture [e2e]") {
+TEST_CASE("traintwin import exits 2 naming the line of a malformed trace, and the replay is its fixture [e2e]") {
   const fs::path out = scratch_dir("import");
   const std::string tmpl = " --template " + kTraces + "template.json --out " + (out / "s.json").string();
   CliResult r = run_cli("import sacct " + kTraces + "bad-sacct-time.txt" + tmpl);

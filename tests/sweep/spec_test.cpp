@@ -1,5 +1,7 @@
 // Sweep specs: the grid, ranges, figures from a report, the Student t interval, and bad specs named by pointer.
 #include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
 
 #include "core/io/input_error.hpp"
 #include "core/sweep/interval.hpp"
@@ -120,4 +122,16 @@ TEST_CASE("the interval is Student's t on the mean [unit]") {
   CHECK(one->n == 1);
   CHECK_FALSE(one->has_interval());
   CHECK_FALSE(mean_interval({}, 0.95));
+}
+
+TEST_CASE("the bundled sweeps are valid, every point included [unit]") {
+  int n = 0;
+  for (const auto& e : std::filesystem::directory_iterator(std::string(TT_SOURCE_DIR) + "/sweeps")) {
+    if (e.path().extension() != ".json") continue;
+    INFO(e.path());
+    const SweepSpec s = read_sweep_spec(e.path().string());
+    CHECK(grid(s).size() >= 5);
+    ++n;
+  }
+  CHECK(n >= 4);
 }
