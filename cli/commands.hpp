@@ -35,5 +35,9 @@ Registered add_inventory(CLI::App& app);
 Registered add_preflight(CLI::App& app);
 Registered add_accept(CLI::App& app);
 Registered add_doctor(CLI::App& app);
+Registered add_sweep(CLI::App& app);
+Registered add_sweep_point(CLI::App& app);  // hidden: one run of a sweep
+Registered add_size(CLI::App& app);
+Registered add_import(CLI::App& app);
 
 }  // namespace tt::cli

@@ -16,6 +16,10 @@ int main(int argc, char** argv) {
                                       add_commtest(app), add_inventory(app), add_preflight(app)};
   commands.push_back(add_accept(app));
   commands.push_back(add_doctor(app));
+  commands.push_back(add_sweep(app));
+  commands.push_back(add_sweep_point(app));
+  commands.push_back(add_size(app));
+  commands.push_back(add_import(app));
 
   try {
     app.parse(argc, argv);

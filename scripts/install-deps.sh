@@ -9,6 +9,7 @@ packages=(
   libgloo-dev libcpp-httplib-dev
   chromium
   prometheus  # for promtool (tests/reports/prometheus_test.cpp); the package also brings the server, unused here
+  slurmctld slurmd slurm-client  # traintwin sweep --slurm; tests/sweep/slurm_test.sh runs both daemons for one host
 )
 
 missing=()
