@@ -9,6 +9,7 @@ packages=(
   libgloo-dev libcpp-httplib-dev
   chromium
   prometheus  # for promtool (tests/reports/prometheus_test.cpp); the package also brings the server, unused here
+  clang libclang-rt-dev  # libFuzzer for the fuzz targets (fuzz/, scripts/fuzz.sh, the fuzz.smoke test)
 )
 
 missing=()
