@@ -87,9 +87,10 @@ void read_input(const std::string& reader, const std::string& text, const std::s
       parse_tuner_csv(text, "tuner.csv");
   } else if (reader == "diff") {
     diff(text);
-  } else if (reader == "observed_log") {
+  } else if (reader == "observed_log") {  // as `traintwin replay` reads it, against the quickstart scenario
+    static const Scenario quickstart = read_scenario_file(source_dir + "/scenarios/quickstart.json");
     std::istringstream in(text);
-    read_observed_log(in, "observed.jsonl");
+    read_observed_log(in, "observed.jsonl", &quickstart);
   } else {
     throw std::invalid_argument("no reader named " + reader);
   }

@@ -70,7 +70,10 @@ seeds_of() {
 
 run_one() {
   local t="$1" corpus="$build/corpus/$1" found="$build/findings/$1" seeds="$build/seeds/$1"
-  if [ -n "$runs" ]; then corpus="$build/smoke-corpus/$1"; rm -rf "$corpus"; fi  # a smoke run starts from the seeds
+  if [ -n "$runs" ]; then  # a smoke run starts from the seeds, and leaves a long run's corpus and findings alone
+    corpus="$build/smoke/corpus/$1" found="$build/smoke/findings/$1"
+    rm -rf "$corpus"
+  fi
   rm -rf "$found"; mkdir -p "$corpus" "$found" "$seeds"
   seeds_of "$t" | while read -r f; do cp -f "$f" "$seeds/"; done
   local budget=(-max_total_time="$time_s")
@@ -82,11 +85,11 @@ run_one() {
   # finding too (a reader must refuse sizes it cannot hold, not try).
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1}" UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1}" \
     "$build/fuzz_$t" "${budget[@]}" "${dict[@]}" -timeout=10 -rss_limit_mb=2048 -malloc_limit_mb=2048 -max_len=65536 \
-    -print_final_stats=1 -artifact_prefix="$found/" "$corpus" "$seeds" > "$build/$t.log" 2>&1 || rc=$?
+    -print_final_stats=1 -artifact_prefix="$found/" "$corpus" "$seeds" > "$found/../$t.log" 2>&1 || rc=$?
   local execs
-  execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$build/$t.log" | tail -1)"
+  execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$found/../$t.log" | tail -1)"
   local verdict=ok
-  [ "$rc" -ne 0 ] && verdict="FINDING (exit $rc; $(ls "$found" | head -3 | tr '\n' ' ')see $build/$t.log)"
+  [ "$rc" -ne 0 ] && verdict="FINDING (exit $rc; $(ls "$found" | head -3 | tr '\n' ' ')see $(dirname "$found")/$t.log)"
   printf '%-13s %12s executions %6d s  %s\n' "$t" "${execs:-?}" $((SECONDS - start)) "$verdict"
   [ "$rc" -eq 0 ]
 }
@@ -97,6 +100,8 @@ for t in "${targets[@]}"; do
   if [ "$parallel" -le 1 ]; then run_one "$t" || failed=1; else run_one "$t" & fi
 done
 wait
-for t in "${targets[@]}"; do [ -z "$(ls -A "$build/findings/$t")" ] || failed=1; done
-[ "$failed" -eq 0 ] && echo "fuzz: no findings" || echo "fuzz: FINDINGS (inputs under $build/findings)"
+findings="$build/findings"
+[ -n "$runs" ] && findings="$build/smoke/findings"
+for t in "${targets[@]}"; do [ -z "$(ls -A "$findings/$t")" ] || failed=1; done
+[ "$failed" -eq 0 ] && echo "fuzz: no findings" || echo "fuzz: FINDINGS (inputs under $findings)"
 exit "$failed"
