@@ -11,7 +11,7 @@ CUDA ?= AUTO
 # Compiler warnings as errors (TRAINTWIN_WERROR): ON in CI (.ci/run passes WERROR=ON; CI=true does too), OFF locally.
 WERROR ?= $(if $(filter true 1,$(CI)),ON,OFF)
 
-.PHONY: demo test golden regress-baseline deps configure
+.PHONY: demo test golden regress-baseline deps configure asan fuzz
 demo: configure
 	cmake --build $(BUILD) -j $(JOBS) --target traintwin
 	./$(BUILD)/traintwin run scenarios/quickstart.json --out out/quickstart
@@ -33,3 +33,19 @@ configure: deps
 
 deps:
 	./scripts/install-deps.sh
+
+# Reliability (docs/reliability.md):
+#   make asan   builds everything with ASan+UBSan in build-asan (gcc, CUDA off, no jemalloc, SimGrid on thread
+#               contexts) and runs the whole suite there
+#   make fuzz   builds the libFuzzer targets (clang) in build-fuzz and runs each for FUZZ_TIME seconds
+ASAN_BUILD ?= build-asan
+FUZZ_TIME ?= 60
+asan: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Release -DTRAINTWIN_CUDA=OFF -DTRAINTWIN_WERROR=$(WERROR) \
+	      -DTRAINTWIN_SANITIZE=address,undefined
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS)
+
+fuzz: deps
+	./scripts/fuzz.sh --time $(FUZZ_TIME) --jobs $(JOBS)

@@ -12,7 +12,9 @@
 #include "cli/commands.hpp"
 #include "cli/observed_log.hpp"
 #include "core/control/controller.hpp"
+#include "core/io/json_reader.hpp"
 #include "core/io/scenario_reader.hpp"
+#include "core/io/secrets_reader.hpp"
 #include "kernels/attention_cuda.hpp"
 #include "real/driver.hpp"
 #include "real/inventory_probe.hpp"
@@ -35,6 +37,7 @@ struct RealOptions {
   CLI::Option* seed_opt = nullptr;
   bool quiet = false;
   bool ignore_preflight = false;
+  int job_uid_base = -1;
 };
 
 std::string self_executable() {
@@ -73,7 +76,8 @@ std::optional<int> preflight_this_machine(const Scenario& sc, const RealOptions&
 }
 
 int run_real(const RealOptions& o) {
-  Scenario scenario = read_scenario_file(o.scenario);
+  const nlohmann::json doc = load_json_file(o.scenario);
+  Scenario scenario = read_scenario(doc, o.scenario);
   if (o.seed_opt->count()) scenario.seed = o.seed;
   std::string preflight_record;
   if (auto refused = preflight_this_machine(scenario, o, preflight_record)) return *refused;
@@ -97,6 +101,8 @@ int run_real(const RealOptions& o) {
   opt.compute = o.compute;
   opt.heartbeat_timeout = o.heartbeat_timeout;
   opt.metrics_port = o.metrics_port;
+  opt.job_uid_base = o.job_uid_base;
+  opt.secrets = read_scenario_secrets(doc, scenario);
   if (!o.quiet) {
     opt.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
     opt.on_metrics_ready = [](int port) { std::fprintf(stderr, "metrics: http://127.0.0.1:%d/metrics\n", port); };
@@ -171,6 +177,10 @@ Registered add_real(CLI::App& app) {
       ->check(CLI::PositiveNumber);
   o->seed_opt = sub->add_option("--seed", o->seed, "override the scenario's seed");
   sub->add_flag("--quiet", o->quiet, "print nothing; only the exit code and the report");
+  sub->add_option("--job-uids", o->job_uid_base,
+                  "as root: run job j's workers as uid and gid BASE + j, each job's directory its own (0700), so one "
+                  "job's workers cannot open another's checkpoints")
+      ->check(CLI::Range(1, 2'000'000'000));
   sub->add_flag("--ignore-preflight", o->ignore_preflight,
                 "start workers even when this machine fails the scenario's preflight (recorded in the report)");
   return {sub, [o] { return run_real(*o); }};

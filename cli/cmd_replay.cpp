@@ -28,7 +28,7 @@ int replay(const ReplayOptions& o) {
   const Scenario scenario = read_scenario_file(o.scenario);
   std::ifstream in(o.observed);
   if (!in) throw InputError(o.observed, "", "a readable observed.jsonl");
-  const ObservedLog log = read_observed_log(in, o.observed);
+  const ObservedLog log = read_observed_log(in, o.observed, &scenario);
   Controller controller(scenario);
   Seconds last;
   for (const auto& [t, event] : log.events) {

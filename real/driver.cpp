@@ -1,6 +1,7 @@
 #include "real/driver.hpp"
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmath>
@@ -55,6 +56,21 @@ void check_faults(const Scenario& sc) {
                        "false: the real driver writes checkpoints synchronously (run async checkpoints in simulation)");
 }
 
+// With a uid per job, each job's workers must reach their own directory: the run directory becomes 0711 (search, no
+// listing) and every folder above it must let others search it; its job directories stay 0700, each its job's own.
+void open_for_job_uids(const std::filesystem::path& run_dir) {
+  if (::chmod(run_dir.c_str(), 0711) != 0) throw_errno("chmod 0711 " + run_dir.string());
+  const std::filesystem::path abs = std::filesystem::absolute(run_dir).lexically_normal();
+  for (std::filesystem::path p = abs.parent_path(); !p.empty(); p = p.parent_path()) {
+    struct stat st {};
+    if (::stat(p.c_str(), &st) != 0) throw_errno("stat " + p.string());
+    if (!(st.st_mode & S_IXOTH))
+      throw std::invalid_argument("a uid per job needs every folder above the run directory searchable by others; " +
+                                  p.string() + " is not (chmod o+x, or another --out)");
+    if (p == p.root_path()) break;
+  }
+}
+
 // The real driver as the drive loop's clock and executor. Scenario time = real time since the start x time_scale.
 class RealBackend final : public tt::Clock, public Executor {
  public:
@@ -62,6 +78,7 @@ class RealBackend final : public tt::Clock, public Executor {
       : sc_(sc), ctl_(ctl), opt_(opt), stats_(stats), t0_(monotonic_seconds()), pool_(sc, opt, t0_) {
     pool_.log = [this](const std::string& line) { log(line); };
     make_private_dirs(opt.run_dir);
+    if (opt.job_uid_base >= 0) open_for_job_uids(opt.run_dir);
     if (opt.metrics_port >= 0) {
       ctl_.set_live_metrics(true);
       metrics_ = std::make_unique<MetricsServer>(opt.metrics_port);
@@ -199,6 +216,11 @@ RunStats run(const Scenario& scenario, Controller& controller, const Options& op
         "no executable worker command (" +
         (options.worker_command.empty() ? std::string("empty") : options.worker_command.front()) + ")");
   make_compute_step(options.compute, Workload{1, 16, 8, 3 * 16 * 8});  // rejects an unknown or unbuilt one now
+  if (options.job_uid_base >= 0 && ::geteuid() != 0)
+    throw std::invalid_argument("a uid per job (--job-uids) needs the driver to run as root");
+  if (options.job_uid_base == 0 || options.job_uid_base > 2'000'000'000 - static_cast<int>(scenario.jobs.size()))
+    throw std::invalid_argument("job uids must start above 0 (root) and fit below 2000000000, found " +
+                                std::to_string(options.job_uid_base));
 
   RunStats stats;
   rusage before{};
@@ -230,6 +252,13 @@ RunStats run(const Scenario& scenario, Controller& controller, const Options& op
        format_number(kGradScale, "%g") + " of the planned dp bytes, at most " + std::to_string(kGradCapBytes) + " bytes"},
       {"heartbeat_timeout", format_number(options.heartbeat_timeout, "%g") + " s real"},
   };
+  if (!options.secrets.empty()) {
+    std::string names;
+    for (const auto& s : options.secrets) names += (names.empty() ? "" : ", ") + s.name;
+    stats.driver_info["secrets"] = names + " (by reference; values only in their jobs' worker environments)";
+  }
+  if (options.job_uid_base >= 0)
+    stats.driver_info["job_uids"] = "job j's workers run as uid and gid " + std::to_string(options.job_uid_base) + " + j";
   return stats;
 }
 

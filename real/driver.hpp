@@ -29,12 +29,20 @@
 
 #include "core/control/controller.hpp"
 #include "core/model/scenario.hpp"
+#include "core/model/secret.hpp"
 
 namespace tt::real {
 
 struct Options {
   int devices = 0;                          // CPU devices; must equal the topology's GPU count
   std::filesystem::path run_dir;            // created 0700: per job, checkpoints, Gloo stores and worker logs
+  // >= 0 (the driver must be root): job j's workers run as uid and gid job_uid_base + j, its directory (0700) is
+  // theirs, and the run directory is 0711, so one job's workers cannot open another's checkpoints. -1: the workers
+  // run as the driver (docs/reliability.md says what is then enforced and what is not).
+  int job_uid_base = -1;
+  // The scenario's secrets by reference (read_scenario_secrets). Their values are read when the run starts (a missing
+  // variable or a file others can read: InputError, exit 2) and reach only their jobs' worker environments.
+  std::vector<SecretSpec> secrets;
   double time_scale = 1.0;                  // scenario seconds per real second
   std::vector<std::string> worker_command;  // a worker's argv before its flags, e.g. {"/usr/bin/traintwin", "worker"}
   std::string compute = "attention";        // see make_compute_step()

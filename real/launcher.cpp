@@ -1,6 +1,7 @@
 #include "real/launcher.hpp"
 
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -35,10 +36,18 @@ int pidfd_open(pid_t pid) { return static_cast<int>(::syscall(SYS_pidfd_open, pi
 
 }  // namespace
 
-Process spawn_process(const std::vector<std::string>& argv, const std::filesystem::path& log_path) {
+Process spawn_process(const std::vector<std::string>& argv, const std::filesystem::path& log_path, const SpawnAs& as) {
   std::vector<char*> cargv;
   for (const auto& a : argv) cargv.push_back(const_cast<char*>(a.c_str()));
   cargv.push_back(nullptr);
+  std::vector<char*> cenv;
+  if (as.env) {
+    for (const auto& e : *as.env) cenv.push_back(const_cast<char*>(e.c_str()));
+    cenv.push_back(nullptr);
+  }
+  if (as.uid && ::geteuid() != 0)
+    throw SysError("run worker " + argv.front() + " as uid " + std::to_string(*as.uid) + " (the driver is not root)",
+                   EPERM);
 
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) throw_errno("pipe2 for worker " + argv.front());
@@ -58,13 +67,22 @@ Process spawn_process(const std::vector<std::string>& argv, const std::filesyste
     int n = ::fcntl(null.get(), F_DUPFD_CLOEXEC, 10);
     if (w < 0 || l < 0 || n < 0) child_fail("fcntl F_DUPFD_CLOEXEC");
     if (::dup2(n, 0) < 0 || ::dup2(l, 1) < 0 || ::dup2(l, 2) < 0 || ::dup2(w, 3) < 0) child_fail("dup2");
+    if (as.uid) {
+      const uid_t id = *as.uid;
+      if (::setgroups(0, nullptr) != 0) child_fail("setgroups");
+      if (::setresgid(id, id, id) != 0) child_fail("setresgid");
+      if (::setresuid(id, id, id) != 0) child_fail("setresuid");
+    }
     if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0) child_fail("prctl PR_SET_PDEATHSIG");
     if (::getppid() != parent) ::_exit(126);  // the driver died before prctl took effect
     sigset_t none;
     sigemptyset(&none);
     if (::sigprocmask(SIG_SETMASK, &none, nullptr) != 0) child_fail("sigprocmask");
     ::signal(SIGPIPE, SIG_DFL);
-    ::execv(cargv[0], cargv.data());
+    if (as.env)
+      ::execve(cargv[0], cargv.data(), cenv.data());
+    else
+      ::execv(cargv[0], cargv.data());
     child_fail(cargv[0]);
   }
 

@@ -1,12 +1,15 @@
 // Starting and ending worker processes. spawn_process forks and execs argv with fd 3 the write end of a fresh pipe
 // (the report pipe, real/protocol.hpp), stdout and stderr appended to a log file (0600), stdin /dev/null, and
 // PR_SET_PDEATHSIG so a worker dies with its driver. The caller gets the pid, the pipe's read end (non-blocking) and
-// a pidfd that polls readable when the process exits; it must reap every process it spawned.
+// a pidfd that polls readable when the process exits; it must reap every process it spawned. SpawnAs gives the child
+// its own environment (a worker's: its job's secrets and no other's) and, for a driver running as root, a uid and gid
+// of its own (no supplementary groups), taken before PR_SET_PDEATHSIG since a change of credentials clears it.
 #pragma once
 
 #include <sys/types.h>
 
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,7 +23,13 @@ struct Process {
   Fd pidfd;   // readable once the process has exited
 };
 
-Process spawn_process(const std::vector<std::string>& argv, const std::filesystem::path& log_path);
+struct SpawnAs {
+  std::optional<std::vector<std::string>> env;  // NAME=value entries; nullopt: the driver's environment
+  std::optional<unsigned> uid;                  // uid and gid of the child; needs root
+};
+
+Process spawn_process(const std::vector<std::string>& argv, const std::filesystem::path& log_path,
+                      const SpawnAs& as = {});
 
 // Waits for an exited (or dying) process and returns its wait status; `what` names it in errors.
 int reap(pid_t pid, const std::string& what);

@@ -21,6 +21,8 @@
 #include "real/training.hpp"
 #include "real/worker.hpp"
 
+extern char** environ;
+
 namespace tt::real {
 namespace fs = std::filesystem;
 
@@ -29,6 +31,14 @@ namespace {
 constexpr double kNever = std::numeric_limits<double>::infinity();
 
 }  // namespace
+
+// A job's directory and everything in it, to its workers' uid (what the driver prepared: stores, restored state).
+static void give_tree(const fs::path& dir, unsigned uid) {
+  if (::lchown(dir.c_str(), uid, uid) != 0) throw_errno("chown " + dir.string() + " to uid " + std::to_string(uid));
+  for (const auto& e : fs::recursive_directory_iterator(dir))
+    if (::lchown(e.path().c_str(), uid, uid) != 0)
+      throw_errno("chown " + e.path().string() + " to uid " + std::to_string(uid));
+}
 
 bool Attempt::finished() const {
   return std::all_of(ranks.begin(), ranks.end(), [](const Rank& r) { return r.exited; });
@@ -45,6 +55,9 @@ WorkerPool::WorkerPool(const Scenario& sc, const Options& opt, double t0)
   gpu_speed_.assign(static_cast<std::size_t>(sc.topology.total_gpus()), 1.0);
   timer_ = Fd(::timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC | TFD_NONBLOCK));
   if (!timer_) throw_errno("timerfd_create CLOCK_MONOTONIC");
+  secrets_ = resolve_secrets(sc, opt.secrets);
+  if (!opt.secrets.empty())
+    for (char** e = environ; *e; ++e) parent_env_.emplace_back(*e);
 }
 
 WorkerPool::~WorkerPool() {
@@ -123,6 +136,12 @@ void WorkerPool::launch(const Launch& l, int* workers_started) {
       format_number(c.startup_seconds) + " s real");
   if (rp.iteration != l.start_iteration) events_.push_back(RestoredFrom{l.job, l.attempt, rp.iteration});
 
+  SpawnAs as;
+  if (!opt_.secrets.empty()) as.env = worker_environment(parent_env_, opt_.secrets, secrets_[l.job]);
+  if (opt_.job_uid_base >= 0) {
+    as.uid = static_cast<unsigned>(opt_.job_uid_base + l.job);
+    give_tree(a->job_dir, *as.uid);
+  }
   Attempt& at = *a;
   attempts_.push_back(std::move(a));
   for (int rank = 0; rank < at.world; ++rank) {
@@ -136,7 +155,7 @@ void WorkerPool::launch(const Launch& l, int* workers_started) {
     c.speed = r.speed = gpu_speed_[r.gpu];
     std::vector<std::string> argv = opt_.worker_command;
     for (auto& arg : worker_arguments(c)) argv.push_back(std::move(arg));
-    Process p = spawn_process(argv, r.log);
+    Process p = spawn_process(argv, r.log, as);
     r.pid = p.pid;
     r.report = std::move(p.report);
     r.pidfd = std::move(p.pidfd);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/control/events.hpp"
+#include "core/io/secrets_reader.hpp"
 #include "core/model/scenario.hpp"
 #include "real/sys.hpp"
 
@@ -109,6 +110,8 @@ class WorkerPool {
   Fd timer_;
   std::vector<double> gpu_speed_;  // 1 but for a straggling GPU
   std::set<int> hung_nodes_;       // nodes whose workers the driver stopped (a hang)
+  std::vector<JobSecrets> secrets_;     // by job, read when the pool starts (values live in memory only)
+  std::vector<std::string> parent_env_;  // the driver's environment, which workers inherit less every secret
   std::vector<std::unique_ptr<Attempt>> attempts_;
   std::deque<Event> events_;
 };

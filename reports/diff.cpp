@@ -93,6 +93,8 @@ Report read_report(const json& doc, const std::string& file) {
     if (!checks[i].is_object())
       throw InputError(file, pointer, std::string("an object, found ") + checks[i].type_name());
     std::string name = string_member(checks[i], "name", file, pointer);
+    for (const auto& [other, passed] : r.checks)  // a scenario's check names are unique; matching needs them so
+      if (other == name) throw InputError(file, pointer + "/name", "unique check names, found \"" + name + "\" twice");
     const json& passed = typed(checks[i], "passed", json::value_t::boolean, "true or false", file, pointer);
     r.checks.emplace_back(std::move(name), passed.get<bool>());
   }

@@ -10,6 +10,7 @@ packages=(
   chromium
   prometheus  # for promtool (tests/reports/prometheus_test.cpp); the package also brings the server, unused here
   slurmctld slurmd slurm-client  # traintwin sweep --slurm; tests/sweep/slurm_test.sh runs both daemons for one host
+  clang libclang-rt-dev  # libFuzzer for the fuzz targets (fuzz/, scripts/fuzz.sh, the fuzz.smoke test)
 )
 
 missing=()

@@ -42,6 +42,16 @@ nlohmann::json parse_json_text(const std::string& text, const std::string& file_
     std::string detail = pos == std::string::npos ? what : what.substr(pos);
     throw InputError(file_label, "", "valid JSON (comments allowed); " + line_col(text, e.byte > 0 ? e.byte - 1 : 0) +
                                          ": " + detail);
+  } catch (const nlohmann::json::out_of_range& e) {
+    // A number beyond a double ("1e400"): nlohmann reports it as out_of_range 406, naming the number but no offset.
+    std::string what = e.what();
+    const auto quote = what.find('\'');
+    const std::string number = quote == std::string::npos ? "" : what.substr(quote + 1, what.rfind('\'') - quote - 1);
+    const auto at = number.empty() ? std::string::npos : text.find(number);
+    throw InputError(file_label, "",
+                     "valid JSON with numbers a double can hold; " +
+                         (at == std::string::npos ? std::string() : line_col(text, at) + ": ") + "number " +
+                         (number.empty() ? what : number) + " is out of range");
   }
 }
 

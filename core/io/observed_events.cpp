@@ -1,5 +1,8 @@
 #include "core/io/observed_events.hpp"
 
+#include <limits>
+#include <type_traits>
+
 #include "core/fault/fault_kind.hpp"
 #include "core/io/input_error.hpp"
 
@@ -60,6 +63,17 @@ struct Fields {
   T get(const char* key) const {
     auto it = j.find(key);
     if (it == j.end()) throw InputError(file, where + "/" + key, "a field \"" + std::string(key) + "\"");
+    if constexpr (std::is_integral_v<T>) {  // nlohmann would cast 1e10 or 2^40 to int: undefined or wrapped
+      const bool fits = it->is_number_unsigned()   ? it->get<std::uint64_t>() <= std::uint64_t(std::numeric_limits<T>::max())
+                        : it->is_number_integer() ? it->get<std::int64_t>() >= std::numeric_limits<T>::min() &&
+                                                        it->get<std::int64_t>() <= std::numeric_limits<T>::max()
+                                                  : false;
+      if (!fits)
+        throw InputError(file, where + "/" + key,
+                         "an integer from " + std::to_string(std::numeric_limits<T>::min()) + " to " +
+                             std::to_string(std::numeric_limits<T>::max()) + ", found " + it->dump());
+      return static_cast<T>(it->get<std::int64_t>());
+    }
     try {
       return it->get<T>();
     } catch (const json::exception&) {
@@ -119,7 +133,43 @@ json observed_to_json(const Event& event, Seconds t) {
 
 json finish_to_json(Seconds t) { return {{"t", t.value}, {"event", "finish"}}; }
 
-ObservedLog read_observed_log(std::istream& in, const std::string& file) {
+// The indices an event carries must name a job, node, GPU or cable of the scenario: the Controller indexes its tables
+// with them (an out-of-range node crashed `traintwin replay`).
+struct IndexCheck {
+  const Scenario& sc;
+  const std::string& file;
+  const std::string& where;
+  void in(const std::string& key, long long v, long long lo, std::size_t n, const char* what) const {
+    if (v < lo || v >= static_cast<long long>(n))
+      throw InputError(file, where + "/" + key,
+                       std::string(what) + " of the scenario (" + std::to_string(lo) + " to " +
+                           std::to_string(static_cast<long long>(n) - 1) + "), found " + std::to_string(v));
+  }
+  void job(int j) const { in("job", j, 0, sc.jobs.size(), "a job index"); }
+  void node(int n) const { in("node", n, 0, sc.topology.nodes().size(), "a node index"); }
+  void cable(const std::string& key, int c) const { in(key, c, 0, sc.topology.edges().size(), "a cable index"); }
+  void operator()(const JobProgress& e) const { job(e.job); }
+  void operator()(const CheckpointDone& e) const { job(e.job); }
+  void operator()(const JobCompleted& e) const { job(e.job); }
+  void operator()(const JobResumed& e) const { job(e.job); }
+  void operator()(const CheckpointCorrupted& e) const { job(e.job); }
+  void operator()(const RestoredFrom& e) const { job(e.job); }
+  void operator()(const JobStalled& e) const {
+    job(e.job);
+    for (std::size_t i = 0; i < e.links.size(); ++i) cable("links/" + std::to_string(i), e.links[i]);
+  }
+  void operator()(const NodeDown& e) const {
+    node(e.node);
+    in("gpu", e.gpu, -1, static_cast<std::size_t>(sc.topology.total_gpus()), "-1 or a GPU index");
+  }
+  void operator()(const NodeUp& e) const { node(e.node); }
+  void operator()(const LinkDown& e) const { cable("link", e.link); }
+  void operator()(const LinkUp& e) const { cable("link", e.link); }
+  template <class Other>
+  void operator()(const Other&) const {}
+};
+
+ObservedLog read_observed_log(std::istream& in, const std::string& file, const Scenario* scenario) {
   ObservedLog log;
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
@@ -137,6 +187,7 @@ ObservedLog read_observed_log(std::istream& in, const std::string& file) {
       continue;
     }
     log.events.emplace_back(t, decode(f));
+    if (scenario) std::visit(IndexCheck{*scenario, file, where}, log.events.back().second);
   }
   return log;
 }

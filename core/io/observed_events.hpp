@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/control/events.hpp"
+#include "core/model/scenario.hpp"
 
 namespace tt {
 
@@ -23,7 +24,8 @@ struct ObservedLog {
   std::vector<std::pair<Seconds, Event>> events;
   std::optional<Seconds> finish;  // the time the driver closed the record, when the log is complete
 };
-// Reads a log; InputError naming the file, the line (as /N, 1-based) and what was expected.
-ObservedLog read_observed_log(std::istream& in, const std::string& file);
+// Reads a log; InputError naming the file, the line (as /N, 1-based) and what was expected. With `scenario`, every
+// job, node, GPU and cable index must be one of its own.
+ObservedLog read_observed_log(std::istream& in, const std::string& file, const Scenario* scenario = nullptr);
 
 }  // namespace tt

@@ -11,6 +11,20 @@
 namespace tt {
 namespace {
 
+// The character a backslash escape in a double-quoted PromQL string stands for: \n is a newline, \\ a backslash.
+char unescape(char c) {
+  switch (c) {
+    case 'a': return '\a';
+    case 'b': return '\b';
+    case 'f': return '\f';
+    case 'n': return '\n';
+    case 'r': return '\r';
+    case 't': return '\t';
+    case 'v': return '\v';
+    default: return c;  // \\ \" \'
+  }
+}
+
 class Parser {
  public:
   explicit Parser(std::string_view s) : s_(s) {}
@@ -55,7 +69,11 @@ class Parser {
         if (!peek('"')) return fail(error, "a label value in double quotes");
         ++pos_;
         while (pos_ < s_.size() && s_[pos_] != '"') {
-          if (s_[pos_] == '\\' && pos_ + 1 < s_.size()) ++pos_;
+          if (s_[pos_] == '\\' && pos_ + 1 < s_.size()) {  // PromQL's escapes (Go's); to_promql writes \\ \" \n
+            ++pos_;
+            m.value += unescape(s_[pos_++]);
+            continue;
+          }
           m.value += s_[pos_++];
         }
         if (!peek('"')) return fail(error, "the closing double quote of the label value");

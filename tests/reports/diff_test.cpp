@@ -99,6 +99,21 @@ TEST_CASE("diff: a check from pass to fail regresses; fail to pass improves", "[
              Catch::Matches(R"([\s\S]*\ncheck\[no unfinished jobs\] +pass +fail +- +REGRESSED\n[\s\S]*)"));
 }
 
+// Found by fuzz/ (tests/data/fuzz/diff/): with a check name twice, the second was compared with the first, so a
+// report could regress against itself. A scenario's check names are unique, so a report's must be.
+TEST_CASE("diff: a check name twice is refused, naming the second", "[reports]") {
+  json now = base_report();
+  now["checks"].push_back(now["checks"][0]);
+  now["checks"].back()["passed"] = !now["checks"][0]["passed"].get<bool>();
+  try {
+    diff(now);
+    FAIL("accepted");
+  } catch (const tt::InputError& e) {
+    CHECK(e.pointer() == "/checks/3/name");
+    CHECK_THAT(e.expected(), Catch::Contains("unique check names"));
+  }
+}
+
 TEST_CASE("diff: jobs matched by name; one-sided jobs are listed, not regressions", "[reports]") {
   json now = base_report();
   std::swap(now["jobs"][0], now["jobs"][1]);  // order does not matter

@@ -49,6 +49,17 @@ TEST_CASE("alert expr: PromQL subset parsed and written back the same", "[unit][
   CHECK(parse("traintwin_nodes_down>0") == parse("  traintwin_nodes_down   >   0 "));
 }
 
+// Found by fuzz/ (tests/data/fuzz/alert_expr/): "\n" in a label value was read as "n", so a value with a newline,
+// which to_promql writes as "\n", changed on the way back.
+TEST_CASE("alert expr: escapes in label values are PromQL's, and a newline survives to_promql and back",
+          "[unit][telemetry]") {
+  CHECK(parse("m{q=\"a\\nb\\tc\\\\d\\\"e\"} > 0").matchers[0].value == "a\nb\tc\\d\"e");
+  const AlertCondition raw = parse("m{q=\"a\nb\"} > 0");  // a raw newline inside the quotes
+  CHECK(raw.matchers[0].value == "a\nb");
+  CHECK(to_promql(raw) == "m{q=\"a\\nb\"} > 0");
+  CHECK(parse(to_promql(raw)) == raw);
+}
+
 TEST_CASE("alert expr: errors say where and what was expected", "[unit][telemetry]") {
   CHECK_THAT(error_of(""), Catch::Contains("at character 1: expected a metric name"));
   CHECK_THAT(error_of("rate(traintwin_nodes_down) > 0"), Catch::Contains("expected an aggregation"));
