@@ -33,5 +33,6 @@ Registered add_replay(CLI::App& app);
 Registered add_calibrate(CLI::App& app);
 Registered add_inventory(CLI::App& app);
 Registered add_preflight(CLI::App& app);
+Registered add_rehearse(CLI::App& app);
 
 }  // namespace tt::cli

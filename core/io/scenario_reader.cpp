@@ -7,6 +7,7 @@
 #include "core/fault/fault_kind.hpp"
 #include "core/io/json_reader.hpp"
 #include "core/io/reader_support.hpp"
+#include "core/io/rollout_reader.hpp"
 #include "core/io/section_readers.hpp"
 #include "core/io/workload_reader.hpp"
 #include "core/plan/nccl_settings.hpp"
@@ -109,7 +110,8 @@ Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
   auto root = reader::open(
       doc, file, "",
       {"name", "description", "seed", "topology", "queues", "priority_classes", "scheduler", "jobs", "faults",
-       "stochastic", "recovery", "perf", "comm", "sim", "telemetry", "alerts", "checks", "workload", "preflight"});
+       "stochastic", "recovery", "perf", "comm", "sim", "telemetry", "alerts", "checks", "workload", "preflight",
+       "rollout", "noise"});
   Scenario s;
   s.source_file = file;
   s.name = root.str("name");
@@ -142,6 +144,8 @@ Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
   s.checks = reader::read_checks(root, s.jobs, s.alerts);
   s.topology = read_scenario_topology(root);
   s.preflight = reader::read_preflight(root, s.topology);
+  reader::read_rollout(root, s);  // appends the canary and baseline copies
+  job_sources.resize(s.jobs.size(), JobSource{"/rollout/canary"});
   root.finish();
   check_against_topology(root, s, job_sources, fault_sources);
   if (workload) {
