@@ -91,7 +91,7 @@ TEST_CASE("bad rollout specs name the pointer", "[unit][rollout]") {
        "whole nodes"},
       {"both nodes and fraction", [](json& d) { d["rollout"]["steps"][0]["fraction"] = 0.25; }, "/rollout/steps/0",
        "exactly one"},
-      {"unknown key", [](json& d) { d["rollout"]["windw"] = "1h"; }, "/rollout", "windw"},
+      {"unknown key", [](json& d) { d["rollout"]["windw"] = "1h"; }, "/rollout/windw", "window"},
       {"no preflight matrix", [](json& d) { d.erase("preflight"); }, "/rollout", "preflight"},
       {"noise out of range", [](json& d) { d["noise"]["jitter_sd"] = -0.1; }, "/noise/jitter_sd", ""},
       {"interval beyond the window", [](json& d) { d["rollout"]["interval"] = "2h"; }, "/rollout/interval", "window"},
