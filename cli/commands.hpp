@@ -39,5 +39,6 @@ Registered add_sweep(CLI::App& app);
 Registered add_sweep_point(CLI::App& app);  // hidden: one run of a sweep
 Registered add_size(CLI::App& app);
 Registered add_import(CLI::App& app);
+Registered add_rehearse(CLI::App& app);
 
 }  // namespace tt::cli

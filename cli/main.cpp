@@ -13,7 +13,8 @@ int main(int argc, char** argv) {
   std::vector<Registered> commands = {add_run(app),    add_validate(app),    add_topo(app),    add_diff(app),
                                       add_logs(app),   add_comm(app),        add_plan(app),    add_real(app),
                                       add_replay(app), add_calibrate(app),   add_worker(app),  add_kernelcheck(app),
-                                      add_commtest(app), add_inventory(app), add_preflight(app)};
+                                      add_commtest(app), add_inventory(app), add_preflight(app),
+                                      add_rehearse(app)};
   commands.push_back(add_accept(app));
   commands.push_back(add_doctor(app));
   commands.push_back(add_sweep(app));

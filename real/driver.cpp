@@ -173,6 +173,7 @@ class RealBackend final : public tt::Clock, public Executor {
   void run(const Uncordon& u) { log("uncordon " + sc_.topology.nodes()[u.node].name); }
   void run(const FireAlert& a) { log("alert " + a.name + " (" + a.severity + ") firing: " + a.summary); }
   void run(const ResolveAlert& a) { log("alert " + a.name + " resolved"); }
+  void run(const Reimage& r) { log("reimage " + sc_.topology.nodes()[r.node].name + " to " + r.release); }
 
   void log(const std::string& line) {
     if (!opt_.log) return;

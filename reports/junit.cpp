@@ -66,6 +66,23 @@ std::string junit_xml(const RunRecord& r) {
     if (!c.passed) jc.failure = JunitCase::Failure{c.message, "check", failure_text(c)};
     s.cases.push_back(std::move(jc));
   }
+  if (r.rollout) {  // one testcase per rollout step: a failed analysis fails it, with its evidence
+    s.properties.emplace_back("rollout.outcome", r.rollout->outcome);
+    for (const auto& st : r.rollout->steps) {
+      JunitCase jc{"traintwin." + r.scenario + ".rollout",
+                   "step " + std::to_string(st.step + 1) + " (" + std::to_string(st.nodes) + " nodes): " +
+                       (st.outcome.empty() ? "undecided" : st.outcome),
+                   std::nullopt};
+      std::string text;
+      bool failed = false;
+      for (const auto& v : st.verdicts) {
+        text += v.evidence + "\n";
+        failed = failed || !v.passed;
+      }
+      if (failed) jc.failure = JunitCase::Failure{"canary analysis failed: " + st.outcome, "rollout", text};
+      s.cases.push_back(std::move(jc));
+    }
+  }
   return junit_suite_xml(s);
 }
 

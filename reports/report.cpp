@@ -164,6 +164,28 @@ json alerts_json(const RunRecord& r) {
 }
 
 // The sampled metric series: one row per kept sample, absent values null.
+json rollout_json(const RolloutRecord& ro) {
+  auto opt = [](const std::optional<Seconds>& t) { return t ? json(t->value) : json(nullptr); };
+  json steps = json::array();
+  for (const auto& st : ro.steps) {
+    json verdicts = json::array();
+    for (const auto& v : st.verdicts)
+      verdicts.push_back({{"metric", rollout::to_string(v.metric)}, {"test", rollout::to_string(v.test)},
+                          {"canary_samples", v.canary_samples},
+                          {"baseline_samples", v.baseline_samples}, {"canary", v.canary}, {"baseline", v.baseline},
+                          {"worse_by", v.worse_by}, {"p_value", v.p_value}, {"passed", v.passed},
+                          {"evidence", v.evidence}});
+    steps.push_back({{"step", st.step}, {"nodes", st.nodes}, {"started_s", st.started.value},
+                     {"observed_from_s", opt(st.observed_from)}, {"decided_s", opt(st.decided)},
+                     {"outcome", st.outcome}, {"verdicts", verdicts}});
+  }
+  return {{"release", ro.release}, {"from", ro.from}, {"outcome", ro.outcome}, {"decided_s", opt(ro.decided)},
+          {"canary_gpu_hours", ro.canary_gpu_hours}, {"baseline_gpu_hours", ro.baseline_gpu_hours},
+          {"jobs_drained", ro.jobs_drained}, {"drain_lost_gpu_hours", ro.drain_lost_gpu_hours},
+          {"reimage_node_hours", ro.reimage_node_hours}, {"rolled_back_s", opt(ro.rolled_back_at)},
+          {"steps", steps}};
+}
+
 json telemetry_json(const RunRecord& r) {
   const TelemetrySeries& t = r.telemetry;
   json rows = json::array();
@@ -240,6 +262,7 @@ json report_json(const RunRecord& r) {
           {"telemetry", telemetry_json(r)},
           {"decisions", decisions}};
   add_preflight_costs(report, r);
+  if (r.rollout) report["rollout"] = rollout_json(*r.rollout);
   return report;
 }
 

@@ -10,6 +10,7 @@
 
 #include "core/drive/drive_loop.hpp"
 #include "core/drive/preflight_effects.hpp"
+#include "core/drive/release_effects.hpp"
 #include "sim/faults.hpp"
 #include "sim/job.hpp"
 #include "sim/session.hpp"
@@ -114,7 +115,8 @@ class ControllerActor {
       std::unique_lock lock(*w_.mutex);
       SimBackend backend(w_, stats_, progress_, lock);
       PreflightEffects effects(w_.scenario, backend);  // a job across NCCL versions hangs at setup
-      DriveLoop loop(c_, effects, backend, faults_, w_.scenario.sim.horizon);
+      ReleaseEffects releases(w_.scenario, effects);    // reimages, release effects, noise (docs/rollout.md)
+      DriveLoop loop(c_, releases, backend, faults_, w_.scenario.sim.horizon);
       loop.record = options_.on_event;
       loop.run();
     } catch (const simgrid::ForcefulKillException&) {

@@ -111,6 +111,24 @@ constexpr CheckMetric kMetrics[] = {
      [](const MetricSubject& s) -> Figure { return s.run.lost_gpu_hours; }},
     {"cluster.drained_nodes", Cluster, Count, Lower, "nodes drained as lemons",
      [](const MetricSubject& s) -> Figure { return static_cast<double>(s.run.drained_nodes.size()); }},
+    {"cluster.rollout_promoted", Cluster, Count, Higher,
+     "1 when the rollout promoted its release, else 0 (not measured without a rollout)",
+     [](const MetricSubject& s) -> Figure {
+       if (!s.run.rollout) return std::nullopt;
+       return s.run.rollout->outcome == "promoted" ? 1.0 : 0.0;
+     }},
+    {"cluster.rollout_rolled_back", Cluster, Count, Lower,
+     "1 when the rollout rolled its release back, else 0 (not measured without a rollout)",
+     [](const MetricSubject& s) -> Figure {
+       if (!s.run.rollout) return std::nullopt;
+       return s.run.rollout->outcome == "rolled back" ? 1.0 : 0.0;
+     }},
+    {"cluster.rollout_decision_time", Cluster, Duration, Lower,
+     "from the rollout's start to its promotion, rollback or pause (not measured before a decision)",
+     [](const MetricSubject& s) -> Figure {
+       if (!s.run.rollout || !s.run.rollout->decided || s.run.rollout->steps.empty()) return std::nullopt;
+       return (*s.run.rollout->decided - s.run.rollout->steps.front().started).value;
+     }},
     {"alert.firings", Alert, Count, Lower, "times the alert fired (`== 0`: it must never fire)", firings},
     {"alert.time_to_fire", Alert, Duration, Lower,
      "from the first fault to the alert's first firing at or after it (not measured without a fault or a firing)",

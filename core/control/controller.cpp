@@ -69,6 +69,13 @@ Controller::Impl::Impl(const Scenario& s, Planner p)
     cluster.set_up(n, false);
   }
   gated.assign(nodes, false);
+  held.assign(nodes, false);
+  if (sc.rollout.enabled()) {
+    ro.release = sc.preflight.node_release;
+    rec.rollout = RolloutRecord{};
+    rec.rollout->release = sc.rollout.plan->release;
+    rec.rollout->from = sc.rollout.plan->from;
+  }
   for (const auto& [n, reason] : preflight::blocked_nodes(topo, sc.preflight)) {
     const std::vector<std::string> node = {topo.nodes()[n].name};
     if (!sc.preflight.gate) {
@@ -101,7 +108,7 @@ Controller::Impl::Impl(const Scenario& s, Planner p)
     jr.iterations_target = spec.iterations;
     rec.jobs.push_back(std::move(jr));
     job_names.push_back(spec.name);
-    submit_order.push_back(static_cast<int>(i));
+    if (!rollout_copy(static_cast<int>(i))) submit_order.push_back(static_cast<int>(i));  // the rollout starts copies
   }
   std::stable_sort(submit_order.begin(), submit_order.end(),
                    [&](int a, int b) { return sc.jobs[a].submit < sc.jobs[b].submit; });
@@ -203,6 +210,7 @@ void Controller::Impl::run_due(Seconds now, std::vector<Action>& out) {
     stalled.erase(stalled.begin());
     detect_failure(j, out);
   }
+  rollout_due(now, out);
 }
 
 std::optional<Seconds> Controller::Impl::next_deadline() const {
@@ -213,6 +221,7 @@ std::optional<Seconds> Controller::Impl::next_deadline() const {
   if (next_submit < submit_order.size()) consider(sc.jobs[submit_order[next_submit]].submit);
   if (!stalled.empty()) consider(stalled.begin()->first);
   if (auto t = sched.next_deadline()) consider(*t);
+  if (auto t = rollout_deadline()) consider(*t);
   if (auto t = telemetry.next_deadline(running > 0)) consider(*t);
   return best;
 }

@@ -10,6 +10,7 @@ void Controller::Impl::detect_failure(int j, std::vector<Action>& out) {
   const JobSpec& spec = sc.jobs[j];
   JobRecord& jr = rec.jobs[j];
   const Seconds t = rt.detect_at;
+  const std::vector<int> gpus = rt.gpus;
   decide(t, "detect", spec.name, node_names(topo, rt.gpus),
          rt.fault_cause + "; declared failed " + format_seconds(t - rt.fault_time) + " after the fault");
   out.push_back(Kill{j, rt.attempt, "failure detected: " + rt.fault_cause});
@@ -32,14 +33,14 @@ void Controller::Impl::detect_failure(int j, std::vector<Action>& out) {
   rt.open_failure = static_cast<int>(jr.failures.size()) - 1;
   if (rt.detector == Detector::Communication && !rt.fault_links.empty())
     link_failures.push_back({j, rt.open_failure, rt.fault_links, t});
-  swap_in_spares(j, t, out);
+  if (!rollout_copy(j)) swap_in_spares(j, t, out);
 
   Segment& seg = segment(j);
   seg.end = t;
   seg.outcome = "failed";
   seg.reached_iteration = std::max(seg.reached_iteration, rt.done_at_fault);
   cluster.release(rt.gpus);
-  sched.finished(j, t);
+  if (!rollout_copy(j)) sched.finished(j, t);
   rt.gpus.clear();
   rt.done = rt.checkpoint;
   jr.iterations_done = rt.checkpoint;
@@ -52,6 +53,17 @@ void Controller::Impl::detect_failure(int j, std::vector<Action>& out) {
     return;
   }
   ++jr.restarts;
+  if (rollout_copy(j)) {  // the rollout's copies restart on their own nodes, outside the queues
+    decide(t, "relaunch", spec.name, node_names(topo, gpus),
+           "a rollout copy restarts on its nodes; resumes from checkpoint at iteration " +
+               std::to_string(rt.checkpoint));
+    std::vector<int> nodes;
+    for (int gpu : gpus)
+      if (nodes.empty() || nodes.back() != gpu / topo.gpus_per_node()) nodes.push_back(gpu / topo.gpus_per_node());
+    set_state(j, JobState::Pending);
+    rollout_launch_copy(j, nodes, t, out);
+    return;
+  }
   decide(t, "requeue", spec.name, {},
          "at the head of queue " + spec.queue + "; resumes from checkpoint at iteration " +
              std::to_string(rt.checkpoint));
@@ -95,7 +107,7 @@ void Controller::Impl::on(const JobResumed& e, Seconds now, std::vector<Action>&
 
 // --- node availability: a node takes work when no fault keeps it out and it is neither a spare nor drained ------
 void Controller::Impl::refresh_node(int n, Seconds now, const std::string& reason, std::vector<Action>& out) {
-  const bool up = node_out[n] == 0 && !spare[n] && !drained[n] && !gated[n];
+  const bool up = node_out[n] == 0 && !spare[n] && !drained[n] && !gated[n] && !held[n];
   if (up == cluster.schedulable(n)) return;
   cluster.set_up(n, up);
   sched.capacity_changed();

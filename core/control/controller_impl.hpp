@@ -18,6 +18,7 @@
 #include "core/fault/detection.hpp"
 #include "core/fault/recovery.hpp"
 #include "core/sched/cluster_state.hpp"
+#include "core/control/rollout_run.hpp"
 #include "core/sched/scheduler.hpp"
 
 namespace tt {
@@ -45,6 +46,7 @@ struct JobRuntime {
   WaitKind wait_kind = WaitKind::None;  // the kind of the reason it waits for, since wait_since
   Seconds wait_since;
   Seconds iteration_estimate;  // before the first launch: planned on a packed placement; then as planned
+  double comm_bytes = 0;        // bytes its collectives move per rank and iteration, as planned at its launch
 };
 
 // A failure declared on links: false if they come back within the restart overhead of the declaration.
@@ -87,6 +89,8 @@ struct Controller::Impl {
   std::vector<int> node_out;                    // faults keeping each node out (crash, GPU, NIC cable): add_out()
   std::vector<bool> spare, drained;
   std::vector<bool> gated;  // failed preflight with preflight.gate on: never takes work (core/preflight/twin.hpp)
+  std::vector<bool> held;   // held by the rollout (drained, reimaging, canary, baseline): never takes general work
+  RolloutRun ro;            // the rollout's plan state (controller_rollout.cpp)
   std::vector<std::vector<Seconds>> node_failures;
   std::vector<LinkFailure> link_failures;
   Impl(const Scenario& s, Planner p);
@@ -151,6 +155,23 @@ struct Controller::Impl {
   void on(const LinkDown& e, Seconds now, std::vector<Action>& out);
   void on(const LinkUp& e, Seconds now, std::vector<Action>& out);
 
+  // --- rollout (controller_rollout.cpp): a policy run from timers and NodeReimaged --------------------------
+  bool rollout_copy(int j) const;
+  void rollout_due(Seconds now, std::vector<Action>& out);
+  std::optional<Seconds> rollout_deadline() const;
+  void on(const NodeReimaged& e, Seconds now, std::vector<Action>& out);
+  void rollout_begin_step(Seconds now, std::vector<Action>& out);
+  void rollout_hold(int n, Seconds now, const std::string& why, std::vector<Action>& out);
+  void rollout_release_hold(int n, Seconds now, std::vector<Action>& out);
+  void rollout_reimaged_all(Seconds now, std::vector<Action>& out);
+  void rollout_launch_copy(int j, const std::vector<int>& nodes, Seconds now, std::vector<Action>& out);
+  void rollout_stop_copy(int j, Seconds now, std::vector<Action>& out);
+  void rollout_sample(Seconds now);
+  void rollout_analyse(Seconds now, std::vector<Action>& out);
+  void rollout_roll_back(Seconds now, std::vector<Action>& out);
+  void drain_job(int j, Seconds now, const std::string& why, std::vector<Action>& out);
+  void rollout_finish(Seconds now);
+
   // --- scheduling -----------------------------------------------------------------------------------------------
   void schedule(Seconds now, std::vector<Action>& out);
   void preempt(const ScheduleResult::Preemption& p, Seconds now, std::vector<Action>& out);
@@ -160,7 +181,9 @@ struct Controller::Impl {
   // Per job: failures by kind, checkpoint overhead, the interval used and Young/Daly's beside it.
   void finish_failures(int j, Seconds now);
   std::optional<Seconds> next_deadline() const;
-  bool done() const { return ended == static_cast<int>(jobs.size()); }
+  bool done() const {
+    return ended == static_cast<int>(jobs.size()) && (!sc.rollout.enabled() || ro.phase == RolloutRun::Phase::Done);
+  }
   void finish(Seconds now);
   std::vector<Action> handle(const Event& event, Seconds now);
 };

@@ -181,6 +181,9 @@ void Controller::Impl::launch(int j, std::vector<int> gpus, Seconds now, std::ve
   l.iterations = spec.iterations;
   l.startup = rt.attempt == 1 ? sc.perf.launch_overhead : sc.recovery.restart_overhead;
   l.plan = planner(spec, topo, l.gpus, sc.perf);
+  rt.comm_bytes = 0;
+  for (const auto& step : l.plan.steps)
+    for (const auto& g : step.groups) rt.comm_bytes += g.bytes.value;
   if (spec.checkpoint_every) {
     l.checkpoint_every = *spec.checkpoint_every;
   } else if (spec.checkpoint_interval) {

@@ -62,6 +62,7 @@ void Controller::Impl::finish(Seconds now) {
   if (finished) return;
   finished = true;
   rec.end_time = now;
+  rollout_finish(now);
   double allocated = 0, productive = 0;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     JobRecord& jr = rec.jobs[j];

@@ -74,6 +74,11 @@ struct CheckpointCorrupted {  // the job's newest completed checkpoint was damag
   int job;                    // will refuse it on its checksum and use the one before
 };
 
+struct NodeReimaged {  // a Reimage finished: the node now runs `release` (core/rollout, docs/rollout.md)
+  int node;
+  std::string release;
+};
+
 // Network throughput measured by the driver, sent when Controller::network_sample_due() (telemetry sampling). The
 // sim reads SimGrid's link loads (sim/telemetry_probe.hpp); the real driver sends none.
 struct NetworkSample {
@@ -81,7 +86,7 @@ struct NetworkSample {
 };
 
 using Event = std::variant<Timer, JobProgress, CheckpointDone, JobCompleted, JobStalled, JobResumed, NodeDown, NodeUp,
-                           LinkDown, LinkUp, CheckpointCorrupted, RestoredFrom, NetworkSample>;
+                           LinkDown, LinkUp, CheckpointCorrupted, RestoredFrom, NetworkSample, NodeReimaged>;
 
 // --- actions: controller -> driver ----------------------------------------------------------------------------
 struct Launch {
@@ -124,6 +129,14 @@ struct ResolveAlert {
   std::map<std::string, std::string> labels;
 };
 
-using Action = std::variant<Launch, Kill, Cordon, Uncordon, FireAlert, ResolveAlert>;
+// Install another release on a drained node (a rollout's upgrade or rollback): the driver reports NodeReimaged when
+// it is done, `duration` later (core/drive/release_effects.hpp plays it and the release's effects on every backend).
+struct Reimage {
+  int node = 0;
+  std::string release;
+  Seconds duration;
+};
+
+using Action = std::variant<Launch, Kill, Cordon, Uncordon, FireAlert, ResolveAlert, Reimage>;
 
 }  // namespace tt

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/model/units.hpp"
+#include "core/rollout/analysis.hpp"
 #include "core/telemetry/registry.hpp"
 #include "core/telemetry/series_recorder.hpp"
 
@@ -165,6 +166,28 @@ struct PreflightCost {
   int rank = 0;                   // 1: fix first
 };
 
+// A canary rollout as it went (docs/rollout.md): each step with the analysis that decided it, and what it cost.
+struct RolloutStepRecord {
+  int step = 0;
+  int nodes = 0;  // nodes of the pool on the new release in this step
+  Seconds started;
+  std::optional<Seconds> observed_from;  // the observation window began (the canary runs)
+  std::optional<Seconds> decided;
+  std::string outcome;  // promote, rollback, pause, complete; empty while undecided
+  std::vector<rollout::MetricVerdict> verdicts;  // one per analysis metric, with its evidence
+};
+struct RolloutRecord {
+  std::string release, from;
+  std::string outcome = "not started";  // promoted, rolled back, paused, in progress, not started
+  std::optional<Seconds> decided;       // the promotion of the full rollout, or the rollback / pause decision
+  std::vector<RolloutStepRecord> steps;
+  double canary_gpu_hours = 0, baseline_gpu_hours = 0;
+  int jobs_drained = 0;                 // jobs stopped and requeued from their checkpoint to drain nodes
+  double drain_lost_gpu_hours = 0;      // their progress since the checkpoint plus restart overhead
+  double reimage_node_hours = 0;        // node time spent draining and reimaging (upgrades and rollback)
+  std::optional<Seconds> rolled_back_at;  // every node back on the old release
+};
+
 struct RunRecord {
   std::string scenario;
   std::string scenario_file;
@@ -197,6 +220,7 @@ struct RunRecord {
   std::vector<AlertRecord> alerts;
   // Preflight: what each difference of the fleet cost, ranked (empty without a preflight section).
   std::vector<PreflightCost> preflight_costs;
+  std::optional<RolloutRecord> rollout;  // the scenario's rollout; absent when it has none
 
   bool all_checks_passed() const;
 };

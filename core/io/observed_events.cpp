@@ -52,6 +52,9 @@ struct Encoder {
   void operator()(const NetworkSample& e) {
     j.update({{"event", "network_sample"}, {"node_bytes_per_second", e.node_bytes_per_second}});
   }
+  void operator()(const NodeReimaged& e) {
+    j.update({{"event", "node_reimaged"}, {"node", e.node}, {"release", e.release}});
+  }
 };
 
 // Field access that turns nlohmann's type errors into the reader's InputError.
@@ -119,6 +122,7 @@ Event decode(const Fields& f) {
   if (kind == "checkpoint_corrupted") return CheckpointCorrupted{f.get<int>("job")};
   if (kind == "restored_from")
     return RestoredFrom{f.get<int>("job"), f.get<int>("attempt"), f.get<std::int64_t>("iteration")};
+  if (kind == "node_reimaged") return NodeReimaged{f.get<int>("node"), f.get<std::string>("release")};
   if (kind == "network_sample") return NetworkSample{f.get<std::vector<double>>("node_bytes_per_second")};
   throw InputError(f.file, f.where + "/event", "an event kind (timer, job_progress, ..., finish), found " + kind);
 }

@@ -8,6 +8,7 @@
 #include "core/io/json_reader.hpp"
 #include "core/io/reader_support.hpp"
 #include "core/io/secrets_reader.hpp"
+#include "core/io/rollout_reader.hpp"
 #include "core/io/section_readers.hpp"
 #include "core/io/workload_reader.hpp"
 #include "core/plan/nccl_settings.hpp"
@@ -110,7 +111,8 @@ Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
   auto root = reader::open(
       doc, file, "",
       {"name", "description", "seed", "topology", "queues", "priority_classes", "scheduler", "jobs", "faults",
-       "stochastic", "recovery", "perf", "comm", "sim", "telemetry", "alerts", "checks", "workload", "preflight", "secrets"});
+       "stochastic", "recovery", "perf", "comm", "sim", "telemetry", "alerts", "checks", "workload", "preflight",
+       "secrets", "rollout", "noise"});
   Scenario s;
   s.source_file = file;
   s.name = root.str("name");
@@ -144,6 +146,8 @@ Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
   s.topology = read_scenario_topology(root);
   s.preflight = reader::read_preflight(root, s.topology);
   read_secrets(root, s.jobs);  // checked here, so every command refuses a bad section; only `real` needs them
+  reader::read_rollout(root, s);  // appends the canary and baseline copies
+  job_sources.resize(s.jobs.size(), JobSource{"/rollout/canary"});
   root.finish();
   check_against_topology(root, s, job_sources, fault_sources);
   if (workload) {

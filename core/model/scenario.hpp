@@ -12,6 +12,7 @@
 #include "core/model/model_spec.hpp"
 #include "core/model/units.hpp"
 #include "core/preflight/twin.hpp"
+#include "core/rollout/spec.hpp"
 #include "core/topo/topology.hpp"
 
 namespace tt {
@@ -214,6 +215,7 @@ struct Scenario {
   std::vector<AlertSpec> alerts;
   std::vector<CheckSpec> checks;
   preflight::TwinPreflight preflight;  // the nodes' releases and gating (docs/preflight.md); off when absent
+  rollout::Rollout rollout;  // canary rollout, release effects, run-to-run noise (docs/rollout.md); off when absent
 };
 
 }  // namespace tt

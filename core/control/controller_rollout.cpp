@@ -1,0 +1,364 @@
+// The rollout policy (docs/rollout.md): at the plan's start, each step drains the nodes it upgrades (their jobs stop
+// and requeue from their checkpoints), has the driver reimage them, and puts them back into service when their
+// release may share jobs with the old one (else they wait for the full rollout). The first step also holds an equal
+// set of old nodes for the baseline; the canary and baseline copies of the named job run side by side, are sampled
+// every interval and judged at the end of the window; a pass promotes to the next step, a failure rolls back (drain,
+// reimage to the old release) or pauses. Every step is a decision with its evidence.
+#include <algorithm>
+
+#include "core/control/controller_impl.hpp"
+#include "core/rollout/analysis.hpp"
+
+namespace tt {
+namespace {
+
+std::string count_of(std::size_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); }
+
+}  // namespace
+
+bool Controller::Impl::rollout_copy(int j) const {
+  if (!sc.rollout.enabled()) return false;
+  const auto& c = sc.rollout.plan->canary;
+  return j == c.job || j == c.baseline_job;
+}
+
+std::optional<Seconds> Controller::Impl::rollout_deadline() const {
+  if (!sc.rollout.enabled()) return std::nullopt;
+  if (ro.phase == RolloutRun::Phase::Waiting) return sc.rollout.plan->start;
+  return ro.at;
+}
+
+void Controller::Impl::rollout_hold(int n, Seconds now, const std::string& why, std::vector<Action>& out) {
+  held[n] = true;
+  for (std::size_t j = 0; j < jobs.size(); ++j) {
+    if (rollout_copy(static_cast<int>(j))) continue;
+    const auto& g = jobs[j].gpus;
+    if (std::any_of(g.begin(), g.end(), [&](int gpu) { return gpu / topo.gpus_per_node() == n; }))
+      drain_job(static_cast<int>(j), now, why, out);
+  }
+  refresh_node(n, now, why, out);
+}
+
+void Controller::Impl::rollout_release_hold(int n, Seconds now, std::vector<Action>& out) {
+  if (!held[n]) return;
+  held[n] = false;
+  refresh_node(n, now, "", out);
+}
+
+// Like a preemption: the job stops, loses its progress since the checkpoint and a restart, and waits at the head of
+// its queue.
+void Controller::Impl::drain_job(int j, Seconds now, const std::string& why, std::vector<Action>& out) {
+  JobRuntime& rt = jobs[j];
+  if (rt.state != JobState::Running && rt.state != JobState::Stalled) return;
+  JobRecord& jr = rec.jobs[j];
+  decide(now, "drain", jr.name, node_names(topo, rt.gpus),
+         why + "; resumes from checkpoint at iteration " + std::to_string(rt.checkpoint));
+  out.emplace_back(std::in_place_type<Kill>, Kill{j, rt.attempt, why});
+  if (rt.state == JobState::Stalled) stalled.erase({rt.detect_at, j});
+  Segment& seg = segment(j);
+  seg.end = now;
+  seg.outcome = "drained";
+  seg.reached_iteration = std::max(seg.reached_iteration, rt.done);
+  const LostWork lost = lost_work(std::max<std::int64_t>(0, rt.done - rt.checkpoint), jr.measured_iteration,
+                                  Seconds(0), sc.recovery.restart_overhead);
+  rec.rollout->jobs_drained += 1;
+  rec.rollout->drain_lost_gpu_hours += lost.gpu_hours(sc.jobs[j].gpus);
+  cluster.release(rt.gpus);
+  sched.finished(j, now);
+  rt.gpus.clear();
+  rt.done = rt.checkpoint;
+  jr.iterations_done = rt.checkpoint;
+  ++jr.preemptions;
+  enqueue(j, now, true);
+}
+
+void Controller::Impl::rollout_launch_copy(int j, const std::vector<int>& nodes, Seconds now,
+                                           std::vector<Action>& out) {
+  std::vector<int> gpus;
+  for (int n : nodes)
+    for (int g = 0; g < topo.gpus_per_node(); ++g) gpus.push_back(n * topo.gpus_per_node() + g);
+  cluster.allocate(gpus);
+  jobs[j].enqueued = now;
+  launch(j, std::move(gpus), now, out);
+}
+
+void Controller::Impl::rollout_stop_copy(int j, Seconds now, std::vector<Action>& out) {
+  JobRuntime& rt = jobs[j];
+  if (rt.state == JobState::Completed || rt.state == JobState::Abandoned) return;
+  const std::vector<std::string> nodes = node_names(topo, rt.gpus);
+  if (rt.state == JobState::Running || rt.state == JobState::Stalled) {
+    out.emplace_back(std::in_place_type<Kill>, Kill{j, rt.attempt, "the rollout no longer needs it"});
+    if (rt.state == JobState::Stalled) stalled.erase({rt.detect_at, j});
+    Segment& seg = segment(j);
+    seg.end = now;
+    seg.outcome = "stopped";
+    cluster.release(rt.gpus);
+    rt.gpus.clear();
+  }
+  set_state(j, JobState::Completed);
+  rec.jobs[j].end = now;
+  decide(now, "rollout_stop", rec.jobs[j].name, nodes, "the rollout no longer needs it");
+}
+
+void Controller::Impl::rollout_begin_step(Seconds now, std::vector<Action>& out) {
+  const rollout::Plan& p = *sc.rollout.plan;
+  const int pool = static_cast<int>(p.pool.size());
+  if (ro.step + 1 >= static_cast<int>(p.steps.size())) {  // the last step passed and left part of the pool as it is
+    rollout_stop_copy(p.canary.job, now, out);
+    rollout_stop_copy(p.canary.baseline_job, now, out);
+    for (int n : ro.baseline_nodes) rollout_release_hold(n, now, out);
+    for (int n : ro.canary_nodes) rollout_release_hold(n, now, out);
+    ro.phase = RolloutRun::Phase::Done;
+    ro.at.reset();
+    rec.rollout->outcome = "promoted";
+    rec.rollout->decided = now;
+    decide(now, "rollout_complete", "", {},
+           "release " + p.release + " on " + std::to_string(ro.upgraded) + " of the pool's " + std::to_string(pool) +
+               " nodes, as planned");
+    return;
+  }
+  ++ro.step;
+  const int target = p.steps[ro.step].nodes;
+  RolloutStepRecord r;
+  r.step = ro.step;
+  r.nodes = target;
+  r.started = now;
+  rec.rollout->steps.push_back(r);
+  const int canary_nodes = p.canary.gpus / topo.gpus_per_node();
+  if (ro.step == 0) {
+    ro.canary_nodes.assign(p.pool.begin(), p.pool.begin() + canary_nodes);
+    ro.baseline_nodes.assign(p.pool.end() - canary_nodes, p.pool.end());
+    for (int n : ro.baseline_nodes) rollout_hold(n, now, "held for the baseline of the rollout's canary", out);
+  }
+  if (target == pool) {  // the full rollout: the baseline's nodes are upgraded too
+    rollout_stop_copy(p.canary.job, now, out);
+    rollout_stop_copy(p.canary.baseline_job, now, out);
+  }
+  ro.to_reimage.assign(p.pool.begin() + ro.upgraded, p.pool.begin() + target);
+  ro.upgraded = target;
+  ro.reimage_to = p.release;
+  const std::string why = "drained to upgrade to release " + p.release + " (rollout step " +
+                          std::to_string(ro.step + 1) + " of " + std::to_string(p.steps.size()) + ")";
+  for (int n : ro.to_reimage) rollout_hold(n, now, why, out);
+  std::vector<std::string> names;
+  for (int n : ro.to_reimage) names.push_back(topo.nodes()[n].name);
+  decide(now, "rollout_step", "", names,
+         "step " + std::to_string(ro.step + 1) + " of " + std::to_string(p.steps.size()) + ": " +
+             std::to_string(target) + " of " + std::to_string(pool) + " pool nodes to release " + p.release +
+             "; drain " + format_seconds(p.drain) + ", then reimage " + format_seconds(p.reimage));
+  rec.rollout->reimage_node_hours += static_cast<double>(ro.to_reimage.size()) * (p.drain + p.reimage).value / 3600;
+  ro.phase = RolloutRun::Phase::Draining;
+  ro.at = now + p.drain;
+}
+
+void Controller::Impl::rollout_due(Seconds now, std::vector<Action>& out) {
+  if (!sc.rollout.enabled()) return;
+  const rollout::Plan& p = *sc.rollout.plan;
+  if (ro.phase == RolloutRun::Phase::Waiting) {
+    if (now < p.start) return;
+    rec.rollout->outcome = "in progress";
+    decide(now, "rollout_start", "", {},
+           "release " + p.release + " replaces " + p.from + " on a pool of " + count_of(p.pool.size(), "node") +
+               " in " + count_of(p.steps.size(), "step") + "; canary: " + std::to_string(p.canary.gpus) +
+               "-GPU copy of " + p.canary.copy_of + ", window " + format_seconds(p.window));
+    rollout_begin_step(now, out);
+    return;
+  }
+  if (!ro.at || *ro.at > now) return;
+  if (ro.phase == RolloutRun::Phase::Draining || ro.phase == RolloutRun::Phase::RollingBack) {
+    ro.at.reset();
+    if (ro.phase == RolloutRun::Phase::Draining) ro.phase = RolloutRun::Phase::Reimaging;
+    for (int n : ro.to_reimage) {
+      ro.reimaging.insert(n);
+      out.emplace_back(std::in_place_type<Reimage>, Reimage{n, ro.reimage_to, p.reimage});
+    }
+    ro.to_reimage.clear();
+    if (ro.reimaging.empty()) rollout_reimaged_all(now, out);
+    return;
+  }
+  if (ro.phase != RolloutRun::Phase::Observing) return;
+  rollout_sample(now);
+  if (now < ro.window_end) {
+    ro.at = std::min(now + p.interval, ro.window_end);
+    return;
+  }
+  ro.at.reset();
+  rollout_analyse(now, out);
+}
+
+void Controller::Impl::on(const NodeReimaged& e, Seconds now, std::vector<Action>& out) {
+  if (!sc.rollout.enabled() || e.node < 0 || e.node >= static_cast<int>(ro.release.size())) return;
+  ro.release[e.node] = e.release;
+  if (!ro.reimaging.erase(e.node)) return;
+  decide(now, "reimaged", "", {topo.nodes()[e.node].name}, "now on release " + e.release);
+  if (ro.reimaging.empty()) rollout_reimaged_all(now, out);
+}
+
+void Controller::Impl::rollout_reimaged_all(Seconds now, std::vector<Action>& out) {
+  const rollout::Plan& p = *sc.rollout.plan;
+  const int pool = static_cast<int>(p.pool.size());
+  if (ro.phase == RolloutRun::Phase::RollingBack) {
+    for (int n : p.pool) rollout_release_hold(n, now, out);
+    ro.phase = RolloutRun::Phase::Done;
+    rec.rollout->rolled_back_at = now;
+    decide(now, "rollout_rolled_back", "", {}, "every pool node is back on release " + p.from + " and in service");
+    return;
+  }
+  const bool full = ro.upgraded == pool;
+  const bool shares = sc.rollout.may_share(p.release, p.from);
+  bool kept = false;
+  for (int i = 0; i < ro.upgraded; ++i) {
+    const int n = p.pool[i];
+    const bool canary = std::find(ro.canary_nodes.begin(), ro.canary_nodes.end(), n) != ro.canary_nodes.end();
+    if (full || (shares && !canary)) rollout_release_hold(n, now, out);
+    kept = kept || (!full && !canary && !shares);
+  }
+  if (kept)
+    decide(now, "rollout_hold", "", {},
+           "release " + p.release + " may not share a job with " + p.from +
+               " (rollout releases.shares_jobs_with): upgraded nodes stay out of service until the full rollout");
+  if (full) {
+    for (int n : ro.baseline_nodes) rollout_release_hold(n, now, out);
+    RolloutStepRecord& r = rec.rollout->steps.back();
+    r.decided = now;
+    r.outcome = "complete";
+    ro.phase = RolloutRun::Phase::Done;
+    rec.rollout->outcome = "promoted";
+    rec.rollout->decided = now;
+    decide(now, "rollout_complete", "", {}, "all " + std::to_string(pool) + " pool nodes on release " + p.release);
+    return;
+  }
+  if (ro.step == 0) {
+    rollout_launch_copy(p.canary.job, ro.canary_nodes, now, out);
+    rollout_launch_copy(p.canary.baseline_job, ro.baseline_nodes, now, out);
+  }
+  ro.phase = RolloutRun::Phase::Observing;
+  ro.window_start = now;
+  ro.window_end = now + p.window;
+  ro.at = std::min(now + p.interval, ro.window_end);
+  ro.samples.assign(p.metrics.size(), {});
+  for (int s = 0; s < 2; ++s) {
+    const JobRecord& jr = rec.jobs[s ? p.canary.baseline_job : p.canary.job];
+    ro.checkpoints_seen[s] = jr.checkpoint_write_times.size();
+    ro.failures_at[s] = jr.failures.size();
+  }
+  rec.rollout->steps.back().observed_from = now;
+  decide(now, "rollout_observe", "", {},
+         "window " + format_seconds(p.window) + ", a sample every " + format_seconds(p.interval) + ": " +
+             rec.jobs[p.canary.job].name + " on " + topo.nodes()[ro.canary_nodes.front()].name + ".. (release " +
+             p.release + ") against " + rec.jobs[p.canary.baseline_job].name + " on " +
+             topo.nodes()[ro.baseline_nodes.front()].name + ".. (release " + p.from + ")");
+}
+
+void Controller::Impl::rollout_sample(Seconds now) {
+  const rollout::Plan& p = *sc.rollout.plan;
+  for (std::size_t m = 0; m < p.metrics.size(); ++m) {
+    for (int s = 0; s < 2; ++s) {
+      const int j = s ? p.canary.baseline_job : p.canary.job;
+      const JobRuntime& rt = jobs[j];
+      const JobRecord& jr = rec.jobs[j];
+      auto& out = ro.samples[m][s];
+      // A pace exists once the attempt reported progress: not before, nor while it hangs.
+      const bool paced = rt.state == JobState::Running && !jr.segments.empty() &&
+                         jr.segments.back().reached_iteration > jr.segments.back().start_iteration &&
+                         jr.measured_iteration.value > 0;
+      switch (p.metrics[m].metric) {
+        case rollout::Metric::IterationTime:
+          if (paced) out.push_back(jr.measured_iteration.value);
+          break;
+        case rollout::Metric::CollectiveBandwidth:
+          if (paced) out.push_back(rt.comm_bytes / jr.measured_iteration.value);
+          break;
+        case rollout::Metric::CheckpointTime:
+          for (std::size_t k = ro.checkpoints_seen[s]; k < jr.checkpoint_write_times.size(); ++k)
+            out.push_back(jr.checkpoint_write_times[k].value);
+          break;
+        case rollout::Metric::Failures:
+        case rollout::Metric::AlertsFiring:
+          break;  // counted over the window at the analysis
+      }
+    }
+  }
+  for (int s = 0; s < 2; ++s)
+    ro.checkpoints_seen[s] = rec.jobs[s ? p.canary.baseline_job : p.canary.job].checkpoint_write_times.size();
+  (void)now;
+}
+
+void Controller::Impl::rollout_analyse(Seconds now, std::vector<Action>& out) {
+  const rollout::Plan& p = *sc.rollout.plan;
+  RolloutStepRecord& step = rec.rollout->steps.back();
+  bool passed = true;
+  std::string evidence;
+  for (std::size_t m = 0; m < p.metrics.size(); ++m) {
+    const rollout::AnalysisMetric& am = p.metrics[m];
+    std::array<std::vector<double>, 2> obs = ro.samples[m];
+    for (int s = 0; s < 2; ++s) {
+      const int j = s ? p.canary.baseline_job : p.canary.job;
+      if (am.metric == rollout::Metric::Failures)
+        obs[s] = {static_cast<double>(rec.jobs[j].failures.size() - ro.failures_at[s])};
+      if (am.metric == rollout::Metric::AlertsFiring) {
+        double fired = 0;
+        for (const AlertRecord& a : rec.alerts)
+          for (const auto& [k, v] : a.labels)
+            if (v == rec.jobs[j].name && a.fired_at >= ro.window_start) ++fired;
+        obs[s] = {fired};
+      }
+    }
+    const rollout::MetricVerdict v = rollout::judge(am, obs[0], obs[1]);
+    step.verdicts.push_back(v);
+    passed = passed && v.passed;
+    evidence += (evidence.empty() ? "" : "; ") + v.evidence;
+  }
+  step.decided = now;
+  if (passed) {
+    step.outcome = "promote";
+    decide(now, "rollout_promote", "", {}, "step " + std::to_string(ro.step + 1) + " passes: " + evidence);
+    rollout_begin_step(now, out);
+    return;
+  }
+  rec.rollout->decided = now;
+  if (p.on_failure == rollout::OnFailure::Pause) {
+    step.outcome = "pause";
+    rollout_stop_copy(p.canary.job, now, out);
+    rollout_stop_copy(p.canary.baseline_job, now, out);
+    for (int n : ro.baseline_nodes) rollout_release_hold(n, now, out);
+    ro.phase = RolloutRun::Phase::Done;
+    rec.rollout->outcome = "paused";
+    decide(now, "rollout_pause", "", {},
+           "step " + std::to_string(ro.step + 1) + " fails: " + evidence + "; upgraded nodes stay as they are");
+    return;
+  }
+  step.outcome = "rollback";
+  decide(now, "rollout_rollback", "", {}, "step " + std::to_string(ro.step + 1) + " fails: " + evidence);
+  rollout_roll_back(now, out);
+}
+
+void Controller::Impl::rollout_roll_back(Seconds now, std::vector<Action>& out) {
+  const rollout::Plan& p = *sc.rollout.plan;
+  rollout_stop_copy(p.canary.job, now, out);
+  rollout_stop_copy(p.canary.baseline_job, now, out);
+  rec.rollout->outcome = "rolled back";
+  ro.phase = RolloutRun::Phase::RollingBack;
+  ro.to_reimage.clear();
+  for (int i = 0; i < ro.upgraded; ++i) ro.to_reimage.push_back(p.pool[i]);
+  const std::string why = "drained to roll back to release " + p.from;
+  for (int n : ro.to_reimage) rollout_hold(n, now, why, out);
+  for (int n : ro.baseline_nodes) rollout_release_hold(n, now, out);
+  rec.rollout->reimage_node_hours += static_cast<double>(ro.to_reimage.size()) * (p.drain + p.reimage).value / 3600;
+  ro.reimage_to = p.from;
+  ro.at = now + p.drain;
+}
+
+void Controller::Impl::rollout_finish(Seconds now) {
+  if (!rec.rollout) return;
+  const auto& c = sc.rollout.plan->canary;
+  auto gpu_hours = [&](int j) {
+    double h = 0;
+    for (const Segment& s : rec.jobs[j].segments) h += (s.end.value_or(now) - s.start).value;
+    return h * sc.jobs[j].gpus / 3600;
+  };
+  rec.rollout->canary_gpu_hours = gpu_hours(c.job);
+  rec.rollout->baseline_gpu_hours = gpu_hours(c.baseline_job);
+}
+
+}  // namespace tt
