@@ -76,9 +76,9 @@ std::optional<int> preflight_this_machine(const Scenario& sc, const RealOptions&
 }
 
 int run_real(const RealOptions& o) {
-  const nlohmann::json doc = load_json_file(o.scenario);
+  nlohmann::json doc = load_json_file(o.scenario);
+  if (o.seed_opt->count()) doc["seed"] = o.seed;  // before reading: a generated workload is drawn from it
   Scenario scenario = read_scenario(doc, o.scenario);
-  if (o.seed_opt->count()) scenario.seed = o.seed;
   std::string preflight_record;
   if (auto refused = preflight_this_machine(scenario, o, preflight_record)) return *refused;
   real::Options opt;

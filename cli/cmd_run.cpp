@@ -30,8 +30,8 @@ struct RunOptions {
 };
 
 int run(const RunOptions& o) {
-  Scenario scenario = read_scenario_file(o.scenario);
-  if (o.seed_opt->count()) scenario.seed = o.seed;
+  const Scenario scenario =
+      o.seed_opt->count() ? read_scenario_file(o.scenario, o.seed) : read_scenario_file(o.scenario);
   Controller controller(scenario);
   const bool terminal = !o.quiet && isatty(STDOUT_FILENO);
   ProgressLine progress(stdout, terminal, terminal ? expected_end(scenario) : Seconds(0));

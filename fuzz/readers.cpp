@@ -7,7 +7,9 @@
 #include "core/io/inventory_reader.hpp"
 #include "core/io/json_reader.hpp"
 #include "core/io/observed_events.hpp"
+#include "core/io/input_error.hpp"
 #include "core/io/scenario_reader.hpp"
+#include "core/io/trace_reader.hpp"
 #include "core/telemetry/alert_expr.hpp"
 #include "reports/diff.hpp"
 
@@ -54,7 +56,8 @@ void diff(const std::string& text) {
 
 const std::vector<std::string>& reader_names() {
   static const std::vector<std::string> names = {"scenario",  "topology",   "workload",  "alert_expr", "inventory",
-                                                 "matrix",    "nccl_tests", "tuner_csv", "diff",       "observed_log"};
+                                                 "matrix",    "nccl_tests", "tuner_csv", "diff",       "observed_log",
+                                                 "trace"};
   return names;
 }
 
@@ -91,6 +94,13 @@ void read_input(const std::string& reader, const std::string& text, const std::s
     static const Scenario quickstart = read_scenario_file(source_dir + "/scenarios/quickstart.json");
     std::istringstream in(text);
     read_observed_log(in, "observed.jsonl", &quickstart);
+  } else if (reader == "trace") {  // `traintwin import`: the same text as each format, refused rows and skipped ones
+    for (TraceFormat format : {TraceFormat::Sacct, TraceFormat::Acme, TraceFormat::Helios})
+      for (bool skip_invalid : {false, true}) try {
+          read_trace_text(text, "trace.csv", format, skip_invalid);
+        } catch (const InputError& e) {
+          if (e.expected().empty()) throw;  // the target's contract: a refusal says what was expected
+        }
   } else {
     throw std::invalid_argument("no reader named " + reader);
   }

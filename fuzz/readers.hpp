@@ -9,7 +9,7 @@
 
 namespace tt::fuzz {
 
-// scenario, topology, workload, alert_expr, inventory, matrix, nccl_tests, tuner_csv, diff, observed_log.
+// scenario, topology, workload, alert_expr, inventory, matrix, nccl_tests, tuner_csv, diff, observed_log, trace.
 const std::vector<std::string>& reader_names();
 
 // `source_dir`: the source tree, against which a scenario's relative topology path ("../topologies/x.json") is read.

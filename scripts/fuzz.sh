@@ -4,7 +4,7 @@
 # --time: seconds per target (default 60); --runs: executions per target instead, from the seeds alone (the
 # fuzz.smoke test, CI's short run of every target); --jobs: build jobs (default: the cores, at most 4); --parallel:
 # targets fuzzed at once. TARGET: scenario, topology, workload, alert_expr, inventory, matrix, nccl_tests, tuner_csv,
-# diff, observed_log (default: all). The corpus each target grows is kept in DIR/corpus/TARGET, so a later run goes on
+# diff, observed_log, trace (default: all). The corpus each target grows is kept in DIR/corpus/TARGET, so a later run goes on
 # from it; an input that crashes, hangs or leaks is written to DIR/findings/TARGET/ and the script exits 1. Prints
 # one line per target with its executions. Exits 77 (ctest: skipped) when clang or libFuzzer is missing. See
 # docs/reliability.md.
@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-all=(scenario topology workload alert_expr inventory matrix nccl_tests tuner_csv diff observed_log)
+all=(scenario topology workload alert_expr inventory matrix nccl_tests tuner_csv diff observed_log trace)
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 for t in "${targets[@]}"; do
   [[ " ${all[*]} " == *" $t "* ]] || { echo "fuzz.sh: unknown target $t (one of: ${all[*]})" >&2; exit 2; }
@@ -62,6 +62,7 @@ seeds_of() {
     inventory) ls "$root"/fleets/*/*.json ;;
     matrix) ls "$root"/matrices/*.json ;;
     nccl_tests) ls "$root"/tests/data/nccl/format/*.{txt,log,json} "$root"/tests/data/nccl/bad/*.{txt,json} ;;
+    trace) ls "$root"/tests/data/traces/*.{txt,csv} ;;
     tuner_csv) ls "$root"/tests/data/nccl/*.csv "$root"/tests/data/nccl/format/*.csv "$root"/tests/data/nccl/bad/*.csv ;;
   esac 2>/dev/null || true
   [ -d "$root/fuzz/seeds/$1" ] && ls "$root/fuzz/seeds/$1"/*

@@ -167,4 +167,10 @@ Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
 
 Scenario read_scenario_file(const std::string& path) { return read_scenario(load_json_file(path), path); }
 
+Scenario read_scenario_file(const std::string& path, std::uint64_t seed) {
+  nlohmann::json doc = load_json_file(path);
+  doc["seed"] = seed;
+  return read_scenario(doc, path);
+}
+
 }  // namespace tt

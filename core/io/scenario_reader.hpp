@@ -17,6 +17,9 @@ Topology read_topology_file(const std::string& path);
 
 // A scenario file. A "topology" given as a string is a path, relative to the scenario file's directory.
 Scenario read_scenario_file(const std::string& path);
+// The same with its seed replaced: the seed goes into the document before it is read, because a generated workload
+// and stochastic faults are drawn from it while the scenario is read (setting Scenario::seed afterwards is too late).
+Scenario read_scenario_file(const std::string& path, std::uint64_t seed);
 Scenario read_scenario(const nlohmann::json& doc, const std::string& file);
 
 }  // namespace tt

@@ -264,3 +264,17 @@ TEST_CASE("checks get a readable default name", "[unit]") {
   CHECK(s.checks[0].name == "job.end(pretrain-70b) <= 6h");
   CHECK(s.checks[1].name == "cluster.goodput >= 0.5");
 }
+
+TEST_CASE("scenario reader: a seed given with the file draws the generated workload from it", "[io]") {
+  // `traintwin run --seed N` and sweeps: the seed must reach the workload generator, which runs while the file is read.
+  const std::string file = std::string(TT_SOURCE_DIR) + "/scenarios/drill-fleet-month.json";
+  const tt::Scenario own = tt::read_scenario_file(file);
+  const tt::Scenario same = tt::read_scenario_file(file, own.seed);
+  const tt::Scenario other = tt::read_scenario_file(file, own.seed + 1);
+  REQUIRE(own.jobs.size() == same.jobs.size());
+  for (std::size_t j = 0; j < own.jobs.size(); ++j) CHECK(own.jobs[j].submit == same.jobs[j].submit);
+  CHECK(other.seed == own.seed + 1);
+  bool differs = other.jobs.size() != own.jobs.size();
+  for (std::size_t j = 0; !differs && j < own.jobs.size(); ++j) differs = own.jobs[j].submit != other.jobs[j].submit;
+  CHECK(differs);
+}
