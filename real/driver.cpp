@@ -49,6 +49,12 @@ void check_faults(const Scenario& sc) {
     throw InputError(sc.source_file, "/preflight/gate",
                      "true: the real driver cannot play what nodes failing preflight do when placed on anyway (run "
                      "the ungated drill in simulation)");
+  // Small socket buffers cap a node's network in the twin (a bandwidth factor on its NIC cables): workers on one
+  // machine have no NIC cable to throttle.
+  if (!preflight::socket_limits(sc.topology, sc.preflight).empty())
+    throw InputError(sc.source_file, "/preflight/transport",
+                     "\"rdma\", or no node whose socket buffers cap its network: the real driver cannot throttle a "
+                     "node's NIC (run the socket-buffer drill in simulation)");
   // Workers write checkpoints synchronously; an async checkpoint would need a writer beside training.
   for (std::size_t j = 0; j < sc.jobs.size(); ++j)
     if (sc.jobs[j].checkpoint_async)

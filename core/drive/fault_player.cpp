@@ -131,4 +131,19 @@ std::string FaultPlayer::describe(const FaultChange& c) const {
   return c.starts ? describe_fault(f) : std::string(to_string(f.kind)) + " of " + f.target + " repaired";
 }
 
+FaultTarget node_nic_cables(const Scenario& sc, int node) {
+  FaultTarget t;
+  t.node = node;
+  for (int g = 0; g < sc.topology.gpus_per_node(); ++g) {
+    FaultSpec nic;
+    nic.kind = FaultKind::NicDown;
+    nic.target = sc.topology.graph()[sc.topology.gpu_vertex(node, g)].name;
+    const FaultTarget r = resolve_fault_target(sc, nic, 0);
+    t.cables.insert(t.cables.end(), r.cables.begin(), r.cables.end());
+  }
+  std::sort(t.cables.begin(), t.cables.end());
+  t.cables.erase(std::unique(t.cables.begin(), t.cables.end()), t.cables.end());
+  return t;
+}
+
 }  // namespace tt

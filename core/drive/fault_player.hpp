@@ -58,5 +58,8 @@ class FaultPlayer {
 std::string describe_fault(const FaultSpec& fault);
 // Resolves one fault's target (std::invalid_argument naming fault `index` when absent).
 FaultTarget resolve_fault_target(const Scenario& scenario, const FaultSpec& fault, std::size_t index);
+// The cables of a node's NICs (as a nic_down of each of its GPUs names them), sorted, for a bandwidth factor on them
+// (a StorageSlow change scales any cable's bandwidth); empty on a topology without NICs.
+FaultTarget node_nic_cables(const Scenario& scenario, int node);
 
 }  // namespace tt

@@ -3,7 +3,10 @@
 // (NCCL's bootstrap waits; rule nccl-same-version), so the decorator plays a deadlock of the job on its first node at
 // launch, which the backend reports as it reports any deadlock and the Controller's watchdog declares. A node whose
 // attention library falls back to a slower kernel computes at TwinPreflight::attention_fallback_speed from the start
-// (played as a straggling GPU, which both drivers can play). Everything else passes through unchanged.
+// (played as a straggling GPU, which both drivers can play). With a socket transport, a node whose socket buffers cap
+// its TCP throughput (preflight::socket_limits) carries its NICs' traffic at that efficiency from the start (a
+// bandwidth factor on its NIC cables; the simulator plays it, the real driver refuses such a scenario). Everything
+// else passes through unchanged.
 #pragma once
 
 #include "core/drive/drive_loop.hpp"
@@ -33,6 +36,7 @@ class PreflightEffects final : public Executor {
 
  private:
   void slow_fallback_nodes(Seconds now);
+  void throttle_socket_nodes(Seconds now);
 
   const Scenario& sc_;
   Executor& inner_;

@@ -58,18 +58,8 @@ void ReleaseEffects::apply_comm(int node, Seconds now) {
   const double want = e ? e->comm_speed : 1.0;
   if (want == comm_[node]) return;
   comm_[node] = want;
-  // The node's NIC cables, as a nic_down of each of its GPUs names them; played as a bandwidth factor on them.
-  FaultTarget t;
-  t.node = node;
-  for (int g = 0; g < sc_.topology.gpus_per_node(); ++g) {
-    FaultSpec nic;
-    nic.kind = FaultKind::NicDown;
-    nic.target = sc_.topology.graph()[sc_.topology.gpu_vertex(node, g)].name;
-    const FaultTarget r = resolve_fault_target(sc_, nic, 0);
-    t.cables.insert(t.cables.end(), r.cables.begin(), r.cables.end());
-  }
-  std::sort(t.cables.begin(), t.cables.end());
-  t.cables.erase(std::unique(t.cables.begin(), t.cables.end()), t.cables.end());
+  // The node's NIC cables, played as a bandwidth factor on them.
+  const FaultTarget t = node_nic_cables(sc_, node);
   if (t.cables.empty()) return;
   FaultSpec f;
   f.kind = FaultKind::StorageSlow;  // the backend's cable bandwidth factor

@@ -234,18 +234,35 @@ preflight::Matrix read_matrix(const Json& doc, const std::string& file) {
                              in_quotes(m.current) + reader::suggestion(m.current, names));
   }
   if (reader::present(root, "node")) {
-    auto o = open_child(root, "node", {"dev_shm", "nofile", "memlock", "kernel_params", "clock_synced",
-                                       "clock_max_error"});
-    if (reader::present(o, "dev_shm")) m.node.dev_shm = o.bytes("dev_shm");
-    if (reader::present(o, "nofile")) m.node.nofile = limit(o, "nofile", false);
-    if (reader::present(o, "memlock")) m.node.memlock = limit(o, "memlock", true);
-    if (reader::present(o, "kernel_params")) m.node.kernel_params = kernel_params(o, "kernel_params");
-    m.node.clock_synced = o.opt_boolean("clock_synced").value_or(true);
-    m.node.clock_max_error = reader::opt_positive_seconds(o, "clock_max_error");
-    o.finish();
+    auto o = open_child(root, "node", node_setting_keys());
+    const preflight::NodeOverrides n = read_node_settings(o);
+    m.node.dev_shm = n.dev_shm;
+    m.node.nofile = n.nofile;
+    m.node.memlock = n.memlock;
+    m.node.kernel_params = n.kernel_params;
+    m.node.clock_synced = n.clock_synced.value_or(true);
+    m.node.clock_max_error = n.clock_max_error;
   }
   root.finish();
   return m;
+}
+
+const std::vector<std::string>& node_setting_keys() {
+  static const std::vector<std::string> keys{"dev_shm",       "nofile",       "memlock",
+                                             "kernel_params", "clock_synced", "clock_max_error"};
+  return keys;
+}
+
+preflight::NodeOverrides read_node_settings(JsonObject& o) {
+  preflight::NodeOverrides n;
+  if (reader::present(o, "dev_shm")) n.dev_shm = o.bytes("dev_shm");
+  if (reader::present(o, "nofile")) n.nofile = limit(o, "nofile", false);
+  if (reader::present(o, "memlock")) n.memlock = limit(o, "memlock", true);
+  if (reader::present(o, "kernel_params")) n.kernel_params = kernel_params(o, "kernel_params");
+  n.clock_synced = o.opt_boolean("clock_synced");
+  n.clock_max_error = reader::opt_positive_seconds(o, "clock_max_error");
+  o.finish();
+  return n;
 }
 
 preflight::Matrix read_matrix_file(const std::string& path) { return read_matrix(load_json_file(path), path); }

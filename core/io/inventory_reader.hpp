@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/io/input_error.hpp"
+#include "core/io/json_reader.hpp"
 #include "core/preflight/inventory.hpp"
 #include "core/preflight/matrix.hpp"
 
@@ -21,5 +22,9 @@ std::vector<preflight::Inventory> read_fleet(const std::vector<std::string>& pat
 
 preflight::Matrix read_matrix(const nlohmann::json& doc, const std::string& file);
 preflight::Matrix read_matrix_file(const std::string& path);
+// A matrix's "node" object: the keys node_setting_keys() names (dev_shm, nofile, memlock, kernel_params, clock_synced,
+// clock_max_error), each optional. `o` must have been opened with those keys allowed; finishes it.
+const std::vector<std::string>& node_setting_keys();
+preflight::NodeOverrides read_node_settings(JsonObject& o);
 
 }  // namespace tt

@@ -7,6 +7,7 @@ namespace tt::preflight {
 namespace {
 
 constexpr const char* kFallbackRule = "attention-requirements";
+constexpr const char* kSocketCheck = "kernel_params/net.core.";  // rmem_max, wmem_max: socket_limits()
 
 bool names_rule(const std::string& cause, const std::string& rule) {
   return !rule.empty() && cause.find(rule) != std::string::npos;
@@ -23,6 +24,8 @@ std::vector<PreflightCost> difference_costs(const Topology& topo, const TwinPref
   for (int n : attention_fallback_nodes(topo, p)) fallback.insert(topo.nodes()[static_cast<std::size_t>(n)].name);
   if (p.gate)
     for (const auto& [n, reason] : blocked_nodes(topo, p)) cordoned.insert(topo.nodes()[static_cast<std::size_t>(n)].name);
+  std::set<std::string> throttled;
+  for (const auto& l : socket_limits(topo, p)) throttled.insert(topo.nodes()[static_cast<std::size_t>(l.node)].name);
   const double node_gpu_hours = topo.gpus_per_node() * r.end_time.value / 3600;
   const double days = r.end_time.value / 86400;
 
@@ -47,6 +50,15 @@ std::vector<PreflightCost> difference_costs(const Topology& topo, const TwinPref
           if (std::any_of(seg.nodes.begin(), seg.nodes.end(), [&](const auto& n) { return fallback.count(n) > 0; }))
             c.slowed_gpu_hours += (seg.end.value_or(r.end_time) - seg.start).value * j.gpus *
                                   (1 - p.attention_fallback_speed) / 3600;
+    if (d.check.rfind(kSocketCheck, 0) == 0)
+      for (const auto& j : r.jobs) {
+        const double slowdown = j.measured_iteration.value > 0
+                                    ? std::max(0.0, 1 - j.predicted_iteration.value / j.measured_iteration.value)
+                                    : 0.0;
+        for (const auto& seg : j.segments)
+          if (std::any_of(seg.nodes.begin(), seg.nodes.end(), [&](const auto& n) { return throttled.count(n) > 0; }))
+            c.slowed_gpu_hours += (seg.end.value_or(r.end_time) - seg.start).value * j.gpus * slowdown / 3600;
+      }
     if (d.severity == Severity::Blocking)
       for (const auto& h : d.hosts) c.withheld_gpu_hours += cordoned.count(h) ? node_gpu_hours : 0;
     const double total = c.lost_gpu_hours + c.slowed_gpu_hours + c.withheld_gpu_hours;

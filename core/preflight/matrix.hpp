@@ -31,6 +31,17 @@ struct NodeRequirements {
   std::optional<Seconds> clock_max_error;              // at most
 };
 
+// A node's own settings where they differ from what its release sets (the twin's preflight section "nodes"): each
+// field given replaces the matrix's node value, kernel_params key by key. Same keys as the matrix's "node" object.
+struct NodeOverrides {
+  std::optional<Bytes> dev_shm;
+  std::optional<Limit> nofile;
+  std::optional<Limit> memlock;
+  std::map<std::string, std::int64_t> kernel_params;
+  std::optional<bool> clock_synced;
+  std::optional<Seconds> clock_max_error;
+};
+
 struct Matrix {
   std::string source_file;
   std::vector<Release> releases;  // names unique

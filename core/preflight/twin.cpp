@@ -29,6 +29,15 @@ std::vector<Inventory> node_inventories(const Topology& topo, const TwinPrefligh
     inv.memlock = m.node.memlock.value_or(Limit{true, 0});
     inv.dev_shm = m.node.dev_shm.value_or(Bytes(0));
     inv.clock = {m.node.clock_synced, m.node.clock_max_error};
+    if (auto it = p.node_settings.find(static_cast<int>(n)); it != p.node_settings.end()) {
+      const NodeOverrides& o = it->second;
+      for (const auto& [name, value] : o.kernel_params) inv.kernel_params[name] = value;
+      if (o.nofile) inv.nofile = *o.nofile;
+      if (o.memlock) inv.memlock = *o.memlock;
+      if (o.dev_shm) inv.dev_shm = *o.dev_shm;
+      if (o.clock_synced) inv.clock.synced = *o.clock_synced;
+      if (o.clock_max_error) inv.clock.max_error = *o.clock_max_error;
+    }
     out.push_back(std::move(inv));
   }
   return out;
@@ -63,6 +72,34 @@ std::vector<int> attention_fallback_nodes(const Topology& topo, const TwinPrefli
         out.push_back(static_cast<int>(n));
         break;
       }
+  return out;
+}
+
+std::vector<SocketLimit> socket_limits(const Topology& topo, const TwinPreflight& p) {
+  std::vector<SocketLimit> out;
+  const int nodes = static_cast<int>(topo.nodes().size());
+  if (!p.enabled() || p.transport != NetTransport::Socket || nodes < 2) return out;
+  const auto inventories = node_inventories(topo, p);
+  for (int n = 0; n < nodes; ++n) {
+    const auto& params = inventories[static_cast<std::size_t>(n)].kernel_params;
+    std::optional<std::int64_t> buffer;
+    for (const char* name : {"net.core.rmem_max", "net.core.wmem_max"})
+      if (auto it = params.find(name); it != params.end()) buffer = buffer ? std::min(*buffer, it->second) : it->second;
+    if (!buffer) continue;
+    const Path path = topo.path(topo.gpu_vertex(n, 0), topo.gpu_vertex((n + 1) % nodes, 0));
+    BytesPerSecond nic;
+    for (const Hop& h : path)
+      if (topo.graph()[h.edge].kind == LinkKind::Nic) {
+        nic = topo.graph()[h.edge].bandwidth;
+        break;
+      }
+    const Seconds rtt = p.socket_rtt.value_or(Seconds(2 * topo.latency(path).value));
+    if (nic.value <= 0 || rtt.value <= 0) continue;
+    const double carried = p.socket_streams * p.socket_window_share * static_cast<double>(*buffer) / rtt.value;
+    const double efficiency = carried / nic.value;
+    if (efficiency >= 1) continue;
+    out.push_back({n, Bytes(static_cast<double>(*buffer)), rtt, nic, efficiency});
+  }
   return out;
 }
 

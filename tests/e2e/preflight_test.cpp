@@ -163,3 +163,15 @@ TEST_CASE("traintwin real refuses to start workers on a machine that fails the s
   CHECK_THAT(report["driver_info"]["preflight"].get<std::string>(),
              Catch::Contains("overridden (--ignore-preflight)") && Catch::Contains("nccl"));
 }
+
+TEST_CASE("traintwin real refuses the socket-buffer drill it cannot play, with the pointer", "[e2e][preflight]") {
+  const std::string src = TT_SOURCE_DIR;
+  const auto dir = std::filesystem::temp_directory_path() / "tt-preflight-socket-real";
+  std::filesystem::remove_all(dir);
+  auto r = run_cli("real " + src + "/scenarios/drill-socket-buffers.json --devices cpu:32 --ignore-preflight --out " +
+                   (dir / "out").string());
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("/preflight/transport") && Catch::Contains("cannot throttle a node's NIC"));
+  std::filesystem::remove_all(dir);
+}

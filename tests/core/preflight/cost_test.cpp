@@ -107,3 +107,23 @@ TEST_CASE("preflight cost: none without a preflight section", "[unit][preflight]
   const auto sc = tt::read_scenario(doc, kDrill);
   CHECK(tt::preflight::difference_costs(sc.topology, sc.preflight, tt::RunRecord{}).empty());
 }
+
+TEST_CASE("preflight cost: small socket buffers are charged the measured slowdown of jobs on the capped node",
+          "[unit][preflight]") {
+  const auto sc = tt::read_scenario_file(std::string(TT_SOURCE_DIR) + "/scenarios/drill-socket-buffers.json");
+  tt::RunRecord r;
+  r.end_time = tt::Seconds(4 * 3600);
+  auto capped = job("throttled", 16, {"n2", "n3"}, 0, 3600);
+  capped.predicted_iteration = tt::Seconds(1.0);
+  capped.measured_iteration = tt::Seconds(1.25);  // a fifth of its time lost
+  auto fine = job("steady", 16, {"n0", "n1"}, 0, 3600);
+  fine.predicted_iteration = tt::Seconds(1.0);
+  fine.measured_iteration = tt::Seconds(1.5);  // slow for another reason, but not on n3: not charged
+  r.jobs = {capped, fine};
+  const auto costs = tt::preflight::difference_costs(sc.topology, sc.preflight, r);
+  const auto& rmem = row(costs, "kernel_params/net.core.rmem_max");
+  CHECK(rmem.nodes == std::vector<std::string>{"n3"});
+  CHECK(rmem.slowed_gpu_hours == Approx(16 * 0.2));  // 1 h x 16 GPUs x (1 - 1/1.25)
+  CHECK(rmem.gpu_hours_per_day == Approx(3.2 * 6));  // a quarter of a day
+  CHECK(rmem.rank == 1);
+}

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 
 #include "core/control/controller.hpp"
 #include "core/io/input_error.hpp"
@@ -90,4 +91,73 @@ TEST_CASE("twin preflight: a release whose attention library cannot run the GPU 
   sc.preflight.node_release[3] = sc.preflight.matrix->releases[0].name;
   CHECK(tt::preflight::attention_fallback_nodes(sc.topology, sc.preflight) == std::vector<int>{3});
   CHECK(sc.preflight.attention_fallback_speed == 0.6);
+}
+
+TEST_CASE("twin preflight: small socket buffers cap a node's network only with the socket transport",
+          "[unit][preflight]") {
+  const std::string drill = std::string(TT_SOURCE_DIR) + "/scenarios/drill-socket-buffers.json";
+  auto sc = tt::read_scenario_file(drill);
+  REQUIRE(sc.preflight.transport == tt::preflight::NetTransport::Socket);
+  auto limits = tt::preflight::socket_limits(sc.topology, sc.preflight);
+  REQUIRE(limits.size() == 1);
+  CHECK(limits[0].node == 3);
+  CHECK(limits[0].buffer.value == 212992);  // rmem_max of n3; wmem_max stays the matrix's 16 MiB
+  CHECK(limits[0].rtt.value == Approx(50e-6));
+  CHECK(limits[0].nic.value == Approx(100e9 / 8));
+  // 2 streams x half of 212992 B per 50 us = 4.26 GB/s of 12.5 GB/s.
+  CHECK(limits[0].efficiency == Approx(2 * 0.5 * 212992 / 50e-6 / 12.5e9));
+  // The verdict names the difference on n3 alone, as a warning (gating leaves n3 in service).
+  const auto verdict = tt::preflight::judge_nodes(sc.topology, sc.preflight);
+  bool found = false;
+  for (const auto& d : verdict.differences)
+    if (d.check == "kernel_params/net.core.rmem_max") {
+      found = true;
+      CHECK(d.hosts == std::vector<std::string>{"n3"});
+      CHECK(d.severity == tt::preflight::Severity::Warning);
+    }
+  CHECK(found);
+  CHECK(tt::preflight::blocked_nodes(sc.topology, sc.preflight).empty());
+
+  auto with = sc.preflight;
+  with.socket_streams = 8;  // 8 streams carry 17 GB/s: above the NIC, no cap
+  CHECK(tt::preflight::socket_limits(sc.topology, with).empty());
+  with = sc.preflight;
+  with.transport = tt::preflight::NetTransport::Rdma;  // verbs bypass the TCP buffers
+  CHECK(tt::preflight::socket_limits(sc.topology, with).empty());
+  with = sc.preflight;
+  with.socket_rtt.reset();  // the topology's own round trip: 2 x (two 1 us NIC cables) = 4 us, buffers suffice
+  CHECK(tt::preflight::socket_limits(sc.topology, with).empty());
+  with = sc.preflight;
+  with.node_settings[3].kernel_params["net.core.wmem_max"] = 65536;  // the smaller of the two counts
+  limits = tt::preflight::socket_limits(sc.topology, with);
+  REQUIRE(limits.size() == 1);
+  CHECK(limits[0].buffer.value == 65536);
+}
+
+TEST_CASE("twin preflight: a bad node setting or socket constant exits 2 with its pointer", "[unit][preflight]") {
+  const std::string drill = std::string(TT_SOURCE_DIR) + "/scenarios/drill-socket-buffers.json";
+  auto expect = [&](const std::function<void(nlohmann::json&)>& edit, const std::string& pointer,
+                    const std::string& text) {
+    auto doc = tt::load_json_file(drill);
+    edit(doc["preflight"]);
+    INFO(doc["preflight"].dump());
+    try {
+      tt::read_scenario(doc, drill);
+      FAIL("accepted");
+    } catch (const tt::InputError& e) {
+      CHECK(e.pointer() == pointer);
+      CHECK_THAT(e.expected(), Catch::Contains(text));
+    }
+  };
+  expect([](auto& p) { p["nodes"] = {{"n9", {{"dev_shm", "1GiB"}}}}; }, "/preflight/nodes/n9",
+         "the name of a node of the topology");
+  expect([](auto& p) { p["nodes"]["n3"]["kernel_parms"] = {{"net.core.rmem_max", 1}}; },
+         "/preflight/nodes/n3/kernel_parms", "allowed here");
+  expect([](auto& p) { p["nodes"]["n3"]["kernel_params"]["net.core.rmem_max"] = "208KiB"; },
+         "/preflight/nodes/n3/kernel_params/net.core.rmem_max", "an integer");
+  expect([](auto& p) { p["nodes"]["n3"] = {{"dev_shm", 64}}; }, "/preflight/nodes/n3/dev_shm", "");
+  expect([](auto& p) { p["transport"] = "tcp"; }, "/preflight/transport", "rdma");
+  expect([](auto& p) { p["socket_streams"] = 0; }, "/preflight/socket_streams", "");
+  expect([](auto& p) { p["socket_window_share"] = 1.5; }, "/preflight/socket_window_share", "");
+  expect([](auto& p) { p["socket_rtt"] = "-5us"; }, "/preflight/socket_rtt", "");
 }
