@@ -12,9 +12,11 @@
 #include "core/drive/drive_loop.hpp"
 #include "core/drive/preflight_effects.hpp"
 #include "core/io/input_error.hpp"
+#include "real/driver_release.hpp"
 #include "real/metrics.hpp"
 #include "real/sys.hpp"
 #include "real/training.hpp"
+#include "real/worker.hpp"
 #include "real/worker_pool.hpp"
 
 namespace tt::real {
@@ -159,6 +161,10 @@ class RealBackend final : public tt::Clock, public Executor {
     publish_metrics();
   }
 
+  void configure_workers(std::function<void(const Launch&, int, WorkerConfig&)> f) {
+    pool_.configure_worker = std::move(f);
+  }
+
   void finish(DriveLoop::Stop why) {
     if (why == DriveLoop::Stop::Horizon) log("horizon " + format_seconds(sc_.sim.horizon) + " reached");
     if (why == DriveLoop::Stop::Idle) log("nothing left to happen: no worker runs, no timer or fault is pending");
@@ -240,7 +246,10 @@ RunStats run(const Scenario& scenario, Controller& controller, const Options& op
     FaultPlayer faults(scenario);
     RealBackend backend(scenario, controller, options, stats);
     PreflightEffects effects(scenario, backend);  // attention fallback: straggling GPUs (check_faults: no setup hang)
-    DriveLoop loop(controller, effects, backend, faults, scenario.sim.horizon);
+    RealReleases releases(scenario, effects, options.log);  // reimages, release settings, progress watchdog
+    backend.configure_workers(
+        [&releases](const Launch& l, int node, WorkerConfig& c) { releases.configure(l, node, c); });
+    DriveLoop loop(controller, releases, backend, faults, scenario.sim.horizon);
     loop.record = options.on_event;
     backend.finish(loop.run());
   }
@@ -264,6 +273,8 @@ RunStats run(const Scenario& scenario, Controller& controller, const Options& op
     for (const auto& s : options.secrets) names += (names.empty() ? "" : ", ") + s.name;
     stats.driver_info["secrets"] = names + " (by reference; values only in their jobs' worker environments)";
   }
+  if (scenario.rollout.enabled())
+    stats.driver_info["releases"] = "workers run their node's release settings (real/driver_release.hpp)";
   if (options.job_uid_base >= 0)
     stats.driver_info["job_uids"] = "job j's workers run as uid and gid " + std::to_string(options.job_uid_base) + " + j";
   return stats;

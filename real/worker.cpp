@@ -20,6 +20,7 @@
 #include "real/nccl_provider.hpp"
 #include "real/protocol.hpp"
 #include "real/sys.hpp"
+#include "real/worker_release.hpp"
 
 namespace tt::real {
 namespace {
@@ -100,6 +101,12 @@ const std::map<std::string, Flag>& flags() {
       {"--provider", field(&WorkerConfig::provider)},
       {"--device", field(&WorkerConfig::device)},
       {"--report-fd", field(&WorkerConfig::report_fd)},
+      {"--release", field(&WorkerConfig::release)},
+      {"--release-stretch", field(&WorkerConfig::release_stretch)},
+      {"--hang-per-collective", field(&WorkerConfig::hang_per_collective)},
+      {"--collectives-per-iteration", field(&WorkerConfig::collectives_per_iteration)},
+      {"--hang-rank", field(&WorkerConfig::hang_rank)},
+      {"--hang-seed", field(&WorkerConfig::hang_seed)},
   };
   return table;
 }
@@ -202,7 +209,7 @@ WorkerConfig parse_worker_arguments(const std::vector<std::string>& args) {
     if (!seen.count(name)) throw std::invalid_argument("worker: " + name + " is required");
   if (c.world < 1 || c.rank < 0 || c.rank >= c.world || c.iterations < 1 || c.start_iteration < 0 ||
       c.start_iteration > c.iterations || c.checkpoint_every < 0 || c.workload.params < 1 || !(c.speed > 0) ||
-      c.speed > 1)
+      c.speed > 1 || !release_settings_valid(c))
     throw std::invalid_argument("worker: inconsistent rank, world, iterations or workload");
   return c;
 }
@@ -222,12 +229,15 @@ int run_worker(const WorkerConfig& c) {
     sleep_until(started + c.startup_seconds);
 
     std::vector<float> grad;
+    announce_release(c);
+    const std::int64_t hang_at = hang_iteration(c);  // the release's collective that never completes (-1: none)
     while (state.iteration < c.iterations) {
       const double t0 = monotonic_seconds();
       compute->gradients(state, grad);
+      if (state.iteration == hang_at) hang_in_collective(c, state.iteration);  // the hanging rank never returns
       comm->sum(grad.data(), grad.size());
       apply_update(state, grad);
-      sleep_until(t0 + std::max(c.pace_seconds, monotonic_seconds() - t0) / current_speed());
+      sleep_until(t0 + std::max(c.pace_seconds, monotonic_seconds() - t0) * c.release_stretch / current_speed());
       if (c.rank == 0) rep.send(MsgKind::Progress, state.iteration, monotonic_seconds() - t0);
       const bool cadence = c.checkpoint_every > 0 && state.iteration % c.checkpoint_every == 0;
       if (cadence || state.iteration == c.iterations) {

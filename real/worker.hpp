@@ -35,6 +35,15 @@ struct WorkerConfig {
   double gloo_timeout_seconds = 300;
   std::string provider = "gloo";  // the collective library: gloo or nccl (real/nccl_provider.hpp)
   int device = -1;                // nccl: the CUDA device of this rank
+  // The release installed on the nodes under this job (real/worker_release.hpp; the driver sets them from each node's
+  // release, real/driver_release.hpp). Neutral by default.
+  std::string release = "-";          // this rank's node's release, for its log
+  double release_stretch = 1.0;       // an iteration takes this many times max(pace, work): the release's compute and
+                                      // communication speeds over the plan's compute share (1: as planned)
+  double hang_per_collective = 0;     // the job's hanging release: probability that a collective call never completes
+  int collectives_per_iteration = 0;  // the plan's collective calls one real all-reduce stands for
+  int hang_rank = -1;                 // the rank whose call never completes (first on a hanging release); -1: none
+  std::uint64_t hang_seed = 0;        // the scenario seed the hang is drawn from (as the simulator draws it)
   int report_fd = 3;
 };
 

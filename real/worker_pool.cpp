@@ -153,6 +153,7 @@ void WorkerPool::launch(const Launch& l, int* workers_started) {
     r.node = r.gpu / gpn_;
     r.log = attempt_dir / ("rank-" + std::to_string(rank) + ".log");
     c.speed = r.speed = gpu_speed_[r.gpu];
+    if (configure_worker) configure_worker(l, r.node, c);
     std::vector<std::string> argv = opt_.worker_command;
     for (auto& arg : worker_arguments(c)) argv.push_back(std::move(arg));
     Process p = spawn_process(argv, r.log, as);

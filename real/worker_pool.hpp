@@ -27,6 +27,7 @@
 namespace tt::real {
 
 struct Options;
+struct WorkerConfig;
 
 struct Rank {
   int rank = 0;
@@ -68,6 +69,8 @@ class WorkerPool {
   double real_now() const;
   // Seconds of scenario time for the log's stamps (set by the driver before each call).
   std::function<void(const std::string&)> log;
+  // Called for each rank of a launch with its node before the worker starts: its release (real/driver_release.hpp).
+  std::function<void(const Launch&, int node, WorkerConfig&)> configure_worker;
 
   void launch(const Launch& launch, int* workers_started);
   void kill(int job, int attempt);

@@ -5,6 +5,7 @@
 
 #include "reports/doctor.hpp"
 #include "reports/fleet.hpp"
+#include "reports/rollout_html.hpp"
 #include "reports/svg.hpp"
 #include "reports/text.hpp"
 #include "reports/timeline.hpp"
@@ -368,7 +369,7 @@ std::string report_html(const RunRecord& r) {
   jobs_table(os, r, fleet);
   os << "\n";
   failures_section(os, r);
-  os << "\n";
+  os << "\n" << rollout_html_section(r);  // only when the scenario has a rollout
   preflight_costs_section(os, r);
   alerts_section(os, r);
   os << "\n";

@@ -167,6 +167,7 @@ struct Controller::Impl {
   void rollout_launch_copy(int j, const std::vector<int>& nodes, Seconds now, std::vector<Action>& out);
   void rollout_stop_copy(int j, Seconds now, std::vector<Action>& out);
   void rollout_sample(Seconds now);
+  void rollout_sample_jobs();
   void rollout_analyse(Seconds now, std::vector<Action>& out);
   void rollout_roll_back(Seconds now, std::vector<Action>& out);
   void drain_job(int j, Seconds now, const std::string& why, std::vector<Action>& out);

@@ -14,6 +14,20 @@ namespace {
 
 std::string count_of(std::size_t n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); }
 
+// Canary kind any_job: no copies; the canary is every job on upgraded nodes (core/io/rollout_reader.cpp).
+bool any_job(const rollout::Plan& p) { return p.canary.job < 0; }
+
+// One sample of a job for metric `m`: its iteration or bandwidth value once it is paced, its checkpoint writes from
+// `seen` on; counts are taken over the window at the analysis.
+void sample_job(rollout::Metric m, bool paced, double iteration, double bandwidth, const JobRecord& jr,
+                std::size_t seen, std::vector<double>& out) {
+  if (m == rollout::Metric::IterationTime && paced) out.push_back(iteration);
+  if (m == rollout::Metric::CollectiveBandwidth && paced) out.push_back(bandwidth);
+  if (m == rollout::Metric::CheckpointTime)
+    for (std::size_t k = seen; k < jr.checkpoint_write_times.size(); ++k)
+      out.push_back(jr.checkpoint_write_times[k].value);
+}
+
 }  // namespace
 
 bool Controller::Impl::rollout_copy(int j) const {
@@ -83,6 +97,7 @@ void Controller::Impl::rollout_launch_copy(int j, const std::vector<int>& nodes,
 }
 
 void Controller::Impl::rollout_stop_copy(int j, Seconds now, std::vector<Action>& out) {
+  if (j < 0) return;  // any_job: no copy
   JobRuntime& rt = jobs[j];
   if (rt.state == JobState::Completed || rt.state == JobState::Abandoned) return;
   const std::vector<std::string> nodes = node_names(topo, rt.gpus);
@@ -159,8 +174,10 @@ void Controller::Impl::rollout_due(Seconds now, std::vector<Action>& out) {
     rec.rollout->outcome = "in progress";
     decide(now, "rollout_start", "", {},
            "release " + p.release + " replaces " + p.from + " on a pool of " + count_of(p.pool.size(), "node") +
-               " in " + count_of(p.steps.size(), "step") + "; canary: " + std::to_string(p.canary.gpus) +
-               "-GPU copy of " + p.canary.copy_of + ", window " + format_seconds(p.window));
+               " in " + count_of(p.steps.size(), "step") + "; canary: " +
+               (any_job(p) ? std::string("any job on upgraded nodes")
+                           : std::to_string(p.canary.gpus) + "-GPU copy of " + p.canary.copy_of) +
+               ", window " + format_seconds(p.window));
     rollout_begin_step(now, out);
     return;
   }
@@ -228,7 +245,7 @@ void Controller::Impl::rollout_reimaged_all(Seconds now, std::vector<Action>& ou
     decide(now, "rollout_complete", "", {}, "all " + std::to_string(pool) + " pool nodes on release " + p.release);
     return;
   }
-  if (ro.step == 0) {
+  if (ro.step == 0 && !any_job(p)) {
     rollout_launch_copy(p.canary.job, ro.canary_nodes, now, out);
     rollout_launch_copy(p.canary.baseline_job, ro.baseline_nodes, now, out);
   }
@@ -237,12 +254,26 @@ void Controller::Impl::rollout_reimaged_all(Seconds now, std::vector<Action>& ou
   ro.window_end = now + p.window;
   ro.at = std::min(now + p.interval, ro.window_end);
   ro.samples.assign(p.metrics.size(), {});
+  rec.rollout->steps.back().observed_from = now;
+  if (any_job(p)) {
+    ro.job_side.clear();
+    ro.side_failures = {};
+    for (std::size_t j = 0; j < jobs.size(); ++j) {
+      ro.job_failures_seen[static_cast<int>(j)] = rec.jobs[j].failures.size();
+      ro.job_checkpoints_seen[static_cast<int>(j)] = rec.jobs[j].checkpoint_write_times.size();
+    }
+    rollout_sample(now);  // the sides as the window opens
+    decide(now, "rollout_observe", "", {},
+           "window " + format_seconds(p.window) + ", a sample every " + format_seconds(p.interval) +
+               ": every job with a node on release " + p.release + " against those on " + p.from +
+               " only, iteration times relative to each job's plan");
+    return;
+  }
   for (int s = 0; s < 2; ++s) {
     const JobRecord& jr = rec.jobs[s ? p.canary.baseline_job : p.canary.job];
     ro.checkpoints_seen[s] = jr.checkpoint_write_times.size();
     ro.failures_at[s] = jr.failures.size();
   }
-  rec.rollout->steps.back().observed_from = now;
   decide(now, "rollout_observe", "", {},
          "window " + format_seconds(p.window) + ", a sample every " + format_seconds(p.interval) + ": " +
              rec.jobs[p.canary.job].name + " on " + topo.nodes()[ro.canary_nodes.front()].name + ".. (release " +
@@ -250,8 +281,45 @@ void Controller::Impl::rollout_reimaged_all(Seconds now, std::vector<Action>& ou
              topo.nodes()[ro.baseline_nodes.front()].name + ".. (release " + p.from + ")");
 }
 
+// Canary kind any_job: the side of each running job now (absent: a job on neither, or not running); new failures count
+// for the side the job had at the sample before; samples relative to each job's plan.
+void Controller::Impl::rollout_sample_jobs() {
+  const rollout::Plan& p = *sc.rollout.plan;
+  for (std::size_t jj = 0; jj < jobs.size(); ++jj) {
+    const int j = static_cast<int>(jj);
+    const JobRuntime& rt = jobs[j];
+    const JobRecord& jr = rec.jobs[j];
+    const std::size_t failed = jr.failures.size() - std::min(jr.failures.size(), ro.job_failures_seen[j]);
+    if (auto side = ro.job_side.find(j); side != ro.job_side.end())
+      ro.side_failures[side->second] += static_cast<double>(failed);
+    ro.job_failures_seen[j] = jr.failures.size();
+    ro.job_side.erase(j);
+    if (rt.state != JobState::Running || rt.gpus.empty()) continue;
+    bool on_new = false, all_old = true;
+    for (int gpu : rt.gpus) {
+      const std::string& r = ro.release[gpu / topo.gpus_per_node()];
+      on_new = on_new || r == p.release;
+      all_old = all_old && r == p.from;
+    }
+    if (!on_new && !all_old) continue;
+    const int s = on_new ? 0 : 1;
+    ro.job_side[j] = s;
+    const bool paced = !jr.segments.empty() &&
+                       jr.segments.back().reached_iteration > jr.segments.back().start_iteration &&
+                       jr.measured_iteration.value > 0 && rt.iteration_estimate.value > 0;
+    // Relative to the job's plan, so that jobs of different sizes compare.
+    const double iteration = paced ? jr.measured_iteration.value / rt.iteration_estimate.value : 0;
+    for (std::size_t m = 0; m < p.metrics.size(); ++m)
+      sample_job(p.metrics[m].metric, paced && (p.metrics[m].metric != rollout::Metric::CollectiveBandwidth ||
+                                                rt.comm_bytes > 0),
+                 iteration, paced ? 1 / iteration : 0, jr, ro.job_checkpoints_seen[j], ro.samples[m][s]);
+    ro.job_checkpoints_seen[j] = jr.checkpoint_write_times.size();
+  }
+}
+
 void Controller::Impl::rollout_sample(Seconds now) {
   const rollout::Plan& p = *sc.rollout.plan;
+  if (any_job(p)) return rollout_sample_jobs();
   for (std::size_t m = 0; m < p.metrics.size(); ++m) {
     for (int s = 0; s < 2; ++s) {
       const int j = s ? p.canary.baseline_job : p.canary.job;
@@ -262,21 +330,8 @@ void Controller::Impl::rollout_sample(Seconds now) {
       const bool paced = rt.state == JobState::Running && !jr.segments.empty() &&
                          jr.segments.back().reached_iteration > jr.segments.back().start_iteration &&
                          jr.measured_iteration.value > 0;
-      switch (p.metrics[m].metric) {
-        case rollout::Metric::IterationTime:
-          if (paced) out.push_back(jr.measured_iteration.value);
-          break;
-        case rollout::Metric::CollectiveBandwidth:
-          if (paced) out.push_back(rt.comm_bytes / jr.measured_iteration.value);
-          break;
-        case rollout::Metric::CheckpointTime:
-          for (std::size_t k = ro.checkpoints_seen[s]; k < jr.checkpoint_write_times.size(); ++k)
-            out.push_back(jr.checkpoint_write_times[k].value);
-          break;
-        case rollout::Metric::Failures:
-        case rollout::Metric::AlertsFiring:
-          break;  // counted over the window at the analysis
-      }
+      sample_job(p.metrics[m].metric, paced, jr.measured_iteration.value,
+                 paced ? rt.comm_bytes / jr.measured_iteration.value : 0, jr, ro.checkpoints_seen[s], out);
     }
   }
   for (int s = 0; s < 2; ++s)
@@ -292,7 +347,17 @@ void Controller::Impl::rollout_analyse(Seconds now, std::vector<Action>& out) {
   for (std::size_t m = 0; m < p.metrics.size(); ++m) {
     const rollout::AnalysisMetric& am = p.metrics[m];
     std::array<std::vector<double>, 2> obs = ro.samples[m];
-    for (int s = 0; s < 2; ++s) {
+    for (int s = 0; s < 2 && any_job(p); ++s) {
+      if (am.metric == rollout::Metric::Failures) obs[s] = {ro.side_failures[s]};
+      if (am.metric != rollout::Metric::AlertsFiring) continue;
+      double fired = 0;
+      for (const AlertRecord& a : rec.alerts)
+        for (const auto& [k, v] : a.labels)
+          for (const auto& [j, side] : ro.job_side)
+            if (side == s && v == rec.jobs[j].name && a.fired_at >= ro.window_start) ++fired;
+      obs[s] = {fired};
+    }
+    for (int s = 0; s < 2 && !any_job(p); ++s) {
       const int j = s ? p.canary.baseline_job : p.canary.job;
       if (am.metric == rollout::Metric::Failures)
         obs[s] = {static_cast<double>(rec.jobs[j].failures.size() - ro.failures_at[s])};
@@ -304,7 +369,9 @@ void Controller::Impl::rollout_analyse(Seconds now, std::vector<Action>& out) {
         obs[s] = {fired};
       }
     }
-    const rollout::MetricVerdict v = rollout::judge(am, obs[0], obs[1]);
+    rollout::MetricVerdict v = rollout::judge(am, obs[0], obs[1]);
+    if (any_job(p) && !rollout::is_count(am.metric) && am.metric != rollout::Metric::CheckpointTime)
+      v.evidence += " (any job: each job's measured over its planned iteration, not seconds)";
     step.verdicts.push_back(v);
     passed = passed && v.passed;
     evidence += (evidence.empty() ? "" : "; ") + v.evidence;
@@ -357,6 +424,7 @@ void Controller::Impl::rollout_finish(Seconds now) {
     for (const Segment& s : rec.jobs[j].segments) h += (s.end.value_or(now) - s.start).value;
     return h * sc.jobs[j].gpus / 3600;
   };
+  if (c.job < 0) return;  // any_job: the jobs' own GPU-hours
   rec.rollout->canary_gpu_hours = gpu_hours(c.job);
   rec.rollout->baseline_gpu_hours = gpu_hours(c.baseline_job);
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -29,6 +30,12 @@ struct RolloutRun {
   std::array<std::size_t, 2> checkpoints_seen{};  // checkpoint write times already sampled, canary and baseline
   std::array<std::size_t, 2> failures_at{};       // failures of each copy when the window began
   Seconds window_start;
+  // Canary kind any_job (Canary::job < 0): the side each job ran on at the last sample (0 canary: a node on the new
+  // release; 1 baseline: every node on the old one), each job's failures and checkpoint writes already counted, and
+  // this window's failures by side (a job's new failures count for the side it ran on at the sample before).
+  std::map<int, int> job_side;
+  std::map<int, std::size_t> job_failures_seen, job_checkpoints_seen;
+  std::array<double, 2> side_failures{};
 };
 
 }  // namespace tt

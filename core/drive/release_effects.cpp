@@ -13,7 +13,15 @@ Random stream(std::uint64_t seed, std::uint64_t a, std::uint64_t b = 0) {
 
 }  // namespace
 
-ReleaseEffects::ReleaseEffects(const Scenario& scenario, Executor& inner) : sc_(scenario), inner_(inner) {
+double collective_calls_before_hang(std::uint64_t seed, int job, int attempt, double p) {
+  Random rng = stream(seed, 0x68616e67ULL + static_cast<std::uint64_t>(job), static_cast<std::uint64_t>(attempt));
+  // Calls until the first that never completes: geometric with success probability p.
+  const double u = rng.uniform();
+  return p >= 1 ? 0 : std::floor(std::log1p(-u) / std::log1p(-p));
+}
+
+ReleaseEffects::ReleaseEffects(const Scenario& scenario, Executor& inner)
+    : ForwardingExecutor(inner), sc_(scenario) {
   active_ = sc_.rollout.enabled() || sc_.rollout.noise.enabled();
   if (!active_) return;
   const int nodes = static_cast<int>(sc_.topology.nodes().size());
@@ -103,11 +111,7 @@ void ReleaseEffects::execute(const Action& action, Seconds now) {
     const int node = gpu / per_node;
     const rollout::ReleaseEffects* e = sc_.rollout.effects_of(release_[node]);
     if (!e || e->hang_per_collective <= 0 || calls == 0) continue;
-    Random rng = stream(sc_.seed, 0x68616e67ULL + static_cast<std::uint64_t>(l->job),
-                        static_cast<std::uint64_t>(l->attempt));
-    // Collective calls until the first that never completes: geometric with success probability p.
-    const double p = e->hang_per_collective;
-    const double k = p >= 1 ? 0 : std::floor(std::log1p(-rng.uniform()) / std::log1p(-p));
+    const double k = collective_calls_before_hang(sc_.seed, l->job, l->attempt, e->hang_per_collective);
     const double iterations = std::floor(k / calls);
     const Seconds iteration = l->plan.predicted_iteration / std::max(1e-9, speed_[node]);
     hangs_.insert({now + l->startup + iteration * iterations, l->job, l->attempt, node});

@@ -12,25 +12,24 @@
 #include <tuple>
 #include <vector>
 
-#include "core/drive/drive_loop.hpp"
+#include "core/drive/forwarding_executor.hpp"
 #include "core/model/random.hpp"
 
 namespace tt {
 
-class ReleaseEffects final : public Executor {
+// Collective calls a job's attempt makes before the first that never completes, on a release that hangs each call
+// with probability p: geometric, drawn from (seed, job, attempt) alone, so the simulator and the real workers
+// (real/worker_release.hpp) hang the same attempt at the same call. p >= 1: 0.
+double collective_calls_before_hang(std::uint64_t seed, int job, int attempt, double p);
+
+class ReleaseEffects final : public ForwardingExecutor {
  public:
   ReleaseEffects(const Scenario& scenario, Executor& inner);
 
   void execute(const Action& action, Seconds now) override;
-  void inject(const FaultChange& c, const FaultSpec& f, const FaultTarget& t, Seconds now) override {
-    inner_.inject(c, f, t, now);
-  }
   std::optional<Event> next_event() override;
   void observe(Seconds now) override;
   std::optional<Seconds> next_observation() const override;
-  bool busy() const override { return inner_.busy(); }
-  bool failed() const override { return inner_.failed(); }
-  std::optional<NetworkSample> network_sample() override { return inner_.network_sample(); }
   void handled(const Event& e, const std::vector<Action>& a, Seconds now) override;
 
   const std::string& release(int node) const { return release_[node]; }
@@ -48,7 +47,6 @@ class ReleaseEffects final : public Executor {
   void noise_tick(Seconds now);
 
   const Scenario& sc_;
-  Executor& inner_;
   bool active_ = false;
   std::vector<std::string> release_;            // by node
   std::vector<double> speed_;                   // applied GPU speed by node (1: none applied yet)

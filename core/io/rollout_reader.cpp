@@ -172,23 +172,36 @@ void read_rollout(JsonObject& root, Scenario& s) {
                          in_quotes(s.preflight.node_release[n]));
   const int pool = static_cast<int>(p.pool.size());
 
-  // The canary first: the steps are checked against its size.
-  auto c = open_child(o, "canary", {"copy_of", "gpus"});
-  p.canary.copy_of = c.str("copy_of");
-  std::vector<std::string> job_names;
-  for (const auto& j : s.jobs) job_names.push_back(j.name);
-  auto base = std::find_if(s.jobs.begin(), s.jobs.end(), [&](const JobSpec& j) { return j.name == p.canary.copy_of; });
-  if (base == s.jobs.end())
-    c.fail("copy_of", "the name of a job of the scenario (" + list_names(job_names) + "); " +
-                          in_quotes(p.canary.copy_of) + " is not one" + suggestion(p.canary.copy_of, job_names));
-  p.canary.gpus = int_in(c, "gpus", 1);
-  const int per_replica = base->parallel.tp * base->parallel.pp;
-  if (p.canary.gpus % gpn != 0 || p.canary.gpus % per_replica != 0 || p.canary.gpus > base->gpus)
-    c.fail("gpus", "whole nodes (a multiple of " + std::to_string(gpn) + " GPUs), whole replicas of " +
-                       base->name + " (a multiple of tp x pp = " + std::to_string(per_replica) + ") and at most its " +
-                       std::to_string(base->gpus) + " GPUs; found " + std::to_string(p.canary.gpus));
+  // The canary first: the steps are checked against its size. Kind "copy" (the default): a scaled-down copy of a named
+  // job beside a baseline copy; kind "any_job": every job that lands on upgraded nodes against the jobs on old ones.
+  auto c = open_child(o, "canary", {"kind", "copy_of", "gpus"});
+  const bool any_job = c.has("kind") && choice(c, "kind", {"copy", "any_job"}, "canary kind") == 1;
+  const JobSpec* base = nullptr;
+  if (any_job) {
+    for (const std::string key : {"copy_of", "gpus"})
+      if (c.has(key)) c.fail(key, "no " + key + " with kind \"any_job\" (the canary is every job on upgraded nodes)");
+    if (!s.rollout.may_share(p.release, p.from))
+      c.fail("kind", "\"copy\": with \"any_job\" the release must share jobs with " + in_quotes(p.from) +
+                         " (releases.shares_jobs_with), or no job lands on an upgraded node before the full rollout");
+  } else {
+    p.canary.copy_of = c.str("copy_of");
+    std::vector<std::string> job_names;
+    for (const auto& j : s.jobs) job_names.push_back(j.name);
+    auto it =
+        std::find_if(s.jobs.begin(), s.jobs.end(), [&](const JobSpec& j) { return j.name == p.canary.copy_of; });
+    if (it == s.jobs.end())
+      c.fail("copy_of", "the name of a job of the scenario (" + list_names(job_names) + "); " +
+                            in_quotes(p.canary.copy_of) + " is not one" + suggestion(p.canary.copy_of, job_names));
+    base = &*it;
+    p.canary.gpus = int_in(c, "gpus", 1);
+    const int per_replica = base->parallel.tp * base->parallel.pp;
+    if (p.canary.gpus % gpn != 0 || p.canary.gpus % per_replica != 0 || p.canary.gpus > base->gpus)
+      c.fail("gpus", "whole nodes (a multiple of " + std::to_string(gpn) + " GPUs), whole replicas of " + base->name +
+                         " (a multiple of tp x pp = " + std::to_string(per_replica) + ") and at most its " +
+                         std::to_string(base->gpus) + " GPUs; found " + std::to_string(p.canary.gpus));
+  }
   c.finish();
-  const int canary_nodes = p.canary.gpus / gpn;
+  const int canary_nodes = p.canary.gpus / gpn;  // any_job: 0 (no copy, no held baseline)
   if (2 * canary_nodes > pool)
     o.fail("canary", "a canary that fits twice in the pool of " + std::to_string(pool) +
                          " nodes (once on the new release, once as its baseline); it needs " +
@@ -237,6 +250,10 @@ void read_rollout(JsonObject& root, Scenario& s) {
   p.reimage = positive_seconds(o, "reimage");
   o.finish();
 
+  if (any_job) {  // job and baseline_job stay -1: no copies
+    s.rollout.plan = std::move(p);
+    return;
+  }
   p.canary.job = static_cast<int>(s.jobs.size());
   p.canary.baseline_job = p.canary.job + 1;
   const JobSpec copy_base = *base;
