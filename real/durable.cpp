@@ -293,6 +293,7 @@ void DurableRun::attach(DriveLoop& loop, FaultPlayer& faults, std::function<void
                                ", which is not the scenario's next fault change");
   }
   loop.skip_control_plane_changes(outage_changes_);
+  for (const auto& [job, t] : live_) loop.launched(job, t.launch.attempt, t.launch.gpus);
   loop.record = [this, on_event = std::move(on_event)](Seconds t, const Event& e) {
     append_json(kEvent, observed_to_json(e, t));
     if (on_event) on_event(t, e);

@@ -81,8 +81,10 @@ class DriveLoop {
   // Called as each outage begins and ends, before the loop plays it (the real driver journals it and, at a start, may
   // end its own process: a real crash that a supervisor restarts with --resume, docs/reliability.md).
   std::function<void(std::size_t outage, bool starts)> on_control_plane;
-  // A restarted driver: the first `count` outage changes (starts and ends, by time) were played before it.
+  // A restarted driver: the first `count` outage changes (starts and ends, by time) were played before it, and the
+  // attempts the Controller had launched (what runs where, which the loop otherwise learns from the Launch actions).
   void skip_control_plane_changes(std::size_t count);
+  void launched(int job, int attempt, std::vector<int> gpus) { attempts_[job] = {attempt, std::move(gpus)}; }
   bool control_plane_down() const { return down_ > 0; }
   // Outages played so far and events held, for the report.
   std::string control_plane_summary() const;

@@ -16,7 +16,7 @@ namespace {
 constexpr const char* kScenario = R"({
     "name": "cp", "seed": 5,
     "topology": {"name": "t", "generator": "rail-optimized", "gpu": "H100-SXM", "nodes": 2, "gpus_per_node": 8,
-                 "nic_bandwidth": "400Gbps", "nodes_per_group": 2, "spines": 1},
+                 "nic_bandwidth": "400Gbps", "nodes_per_group": 2, "storage": {"bandwidth": "100GB/s"}},
     "queues": [{"name": "q", "gpu_quota": 16}],
     "jobs": [{"name": "j", "queue": "q", "gpus": 8, "model": "llama3-8b", "parallel": {"tp": 8},
               "iterations": 100, "global_batch": 64, "seq_len": 4096}],
