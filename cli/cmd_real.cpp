@@ -2,7 +2,9 @@
 // the same report as `traintwin run`, print a summary; exit 1 when a check fails, 4 when cuda:N finds fewer than N
 // CUDA devices. A scenario with a preflight section is first checked against this machine: a blocking difference
 // exits 1 before any worker starts, unless --ignore-preflight (recorded in the report). `traintwin worker ...`
-// (hidden) is one rank of a job, started by the real driver.
+// (hidden) is one rank of a job, started by the real driver. Every run is journaled in OUT/run/journal, and
+// `traintwin real --resume OUT` restarts a driver that died (real/durable.hpp); a scenario with a control_plane_crash
+// fault runs under a supervisor that kills and restarts the driver for real (cli/real_supervisor.hpp).
 #include <unistd.h>
 
 #include <cstdio>
@@ -11,12 +13,15 @@
 
 #include "cli/commands.hpp"
 #include "cli/observed_log.hpp"
+#include "cli/real_supervisor.hpp"
 #include "core/control/controller.hpp"
+#include "core/io/control_plane_reader.hpp"
 #include "core/io/json_reader.hpp"
 #include "core/io/scenario_reader.hpp"
 #include "core/io/secrets_reader.hpp"
 #include "kernels/attention_cuda.hpp"
 #include "real/driver.hpp"
+#include "real/durable.hpp"
 #include "real/inventory_probe.hpp"
 #include "reports/preflight.hpp"
 #include "real/worker.hpp"
@@ -38,7 +43,39 @@ struct RealOptions {
   bool quiet = false;
   bool ignore_preflight = false;
   int job_uid_base = -1;
+  std::string resume;       // --resume OUT: a restarted driver
+  bool supervised = false;  // started by the supervisor: a control_plane_crash kills this process
 };
+
+// What a resumed driver needs to run the same run again: the scenario as read and the options.
+nlohmann::json start_record(const RealOptions& o, const nlohmann::json& doc, const std::string& preflight_record) {
+  namespace fs = std::filesystem;
+  return {{"scenario_file", fs::absolute(o.scenario).string()},
+          {"scenario", doc},
+          {"options",
+           {{"devices", o.devices},
+            {"time_scale", o.time_scale},
+            {"compute", o.compute},
+            {"heartbeat_timeout", o.heartbeat_timeout},
+            {"metrics_port", o.metrics_port},
+            {"job_uids", o.job_uid_base},
+            {"preflight", preflight_record}}}};
+}
+
+// The options of the run being resumed; what this command line adds is only --quiet and --supervised.
+void resume_options(const nlohmann::json& start, RealOptions& o) {
+  const auto& opt = start.at("options");
+  o.scenario = start.at("scenario_file").get<std::string>();
+  o.devices = opt.at("devices").get<std::string>();
+  o.time_scale = opt.at("time_scale").get<double>();
+  o.compute = opt.at("compute").get<std::string>();
+  o.heartbeat_timeout = opt.at("heartbeat_timeout").get<double>();
+  o.metrics_port = opt.at("metrics_port").get<int>();
+  o.job_uid_base = opt.at("job_uids").get<int>();
+  o.out = o.resume;
+}
+
+
 
 std::string self_executable() {
   char buf[4096];
@@ -75,12 +112,41 @@ std::optional<int> preflight_this_machine(const Scenario& sc, const RealOptions&
   return std::nullopt;
 }
 
-int run_real(const RealOptions& o) {
-  nlohmann::json doc = load_json_file(o.scenario);
-  if (o.seed_opt->count()) doc["seed"] = o.seed;  // before reading: a generated workload is drawn from it
-  Scenario scenario = read_scenario(doc, o.scenario);
+int run_real(RealOptions o) {
+  std::unique_ptr<real::DurableRun> durable;
+  nlohmann::json doc;
   std::string preflight_record;
-  if (auto refused = preflight_this_machine(scenario, o, preflight_record)) return *refused;
+  if (!o.resume.empty()) {
+    const std::filesystem::path dir(o.resume);
+    try {
+      durable = real::DurableRun::reopen(std::filesystem::exists(dir / "run" / "journal") ? dir / "run" : dir);
+    } catch (const std::invalid_argument& e) {
+      std::fprintf(stderr, "error: %s\n", e.what());
+      return kExitBadInput;
+    }
+    if (!std::filesystem::exists(dir / "run" / "journal")) o.resume = dir.parent_path().string();
+    resume_options(durable->start(), o);
+    doc = durable->start().at("scenario");
+    preflight_record = durable->start().at("options").at("preflight").get<std::string>();
+  } else {
+    if (o.scenario.empty() || o.devices.empty()) {
+      std::fprintf(stderr, "error: real: a scenario and --devices are required (or --resume OUT)\n");
+      return kExitBadInput;
+    }
+    doc = load_json_file(o.scenario);
+    if (o.seed_opt->count()) doc["seed"] = o.seed;  // before reading: a generated workload is drawn from it
+  }
+  Scenario scenario = read_scenario(doc, o.scenario);
+  std::vector<ControlPlaneOutage> outages = read_control_plane_outages(doc, o.scenario);
+  if (!durable) {
+    if (auto refused = preflight_this_machine(scenario, o, preflight_record)) return *refused;
+    if (!outages.empty() && !o.supervised) {
+      // The drill's driver crash is real: the driver runs in a child that a supervisor restarts with --resume.
+      RealOptions child = o;
+      child.supervised = true;
+      return supervise({o.out, self_executable(), o.time_scale, o.quiet, outages}, [&] { return run_real(child); });
+    }
+  }
   real::Options opt;
   const bool cuda = o.devices.rfind("cuda:", 0) == 0;
   opt.devices = std::stoi(o.devices.substr(cuda ? 5 : 4));
@@ -103,6 +169,10 @@ int run_real(const RealOptions& o) {
   opt.metrics_port = o.metrics_port;
   opt.job_uid_base = o.job_uid_base;
   opt.secrets = read_scenario_secrets(doc, scenario);
+  if (!durable) durable = real::DurableRun::begin(opt.run_dir, start_record(o, doc, preflight_record));
+  opt.durable = durable.get();
+  opt.crash_on_control_plane = o.supervised;
+  opt.control_plane_outages = std::move(outages);
   if (!o.quiet) {
     opt.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
     opt.on_metrics_ready = [](int port) { std::fprintf(stderr, "metrics: http://127.0.0.1:%d/metrics\n", port); };
@@ -110,6 +180,12 @@ int run_real(const RealOptions& o) {
   Controller controller(scenario);
   ObservedWriter observed(std::filesystem::path(o.out) / "observed.jsonl");
   opt.on_event = observed.recorder();
+  if (durable->resumed()) {
+    durable->replay(scenario, controller, opt.on_event);
+    if (!o.quiet && durable->cut_bytes() > 0)
+      std::fprintf(stderr, "resume: the journal's last %llu bytes were cut: %s\n",
+                   static_cast<unsigned long long>(durable->cut_bytes()), durable->cut_reason().c_str());
+  }
   real::RunStats stats;
   try {
     stats = real::run(scenario, controller, opt);
@@ -140,11 +216,10 @@ Registered add_real(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "real",
       "Run a scenario on real worker processes (Gloo, CPU attention); write reports to DIR; exit 1 if a check fails");
-  sub->add_option("scenario", o->scenario, "scenario JSON file")->required();
+  auto* scenario = sub->add_option("scenario", o->scenario, "scenario JSON file (not with --resume)");
   sub->add_option("--devices", o->devices,
                   "devices backing the topology's GPUs (N = the topology's GPUs): cpu:N (Gloo) or cuda:N (NCCL; exit 4 "
                   "without N CUDA devices)")
-      ->required()
       ->check(CLI::Validator(
           [](std::string& s) -> std::string {
             const std::size_t prefix = s.rfind("cpu:", 0) == 0 ? 4 : s.rfind("cuda:", 0) == 0 ? 5 : 0;
@@ -181,6 +256,12 @@ Registered add_real(CLI::App& app) {
                   "as root: run job j's workers as uid and gid BASE + j, each job's directory its own (0700), so one "
                   "job's workers cannot open another's checkpoints")
       ->check(CLI::Range(1, 2'000'000'000));
+  sub->add_option("--resume", o->resume,
+                  "restart the driver of the run whose --out is OUT after it died: replay its journal (OUT/run/journal) "
+                  "into the Controller, relaunch what trained from its checkpoints, go on (the scenario and options "
+                  "are the run's)")
+      ->excludes(scenario);
+  sub->add_flag("--supervised", o->supervised)->group("");  // set by the supervisor (cli/real_supervisor.hpp)
   sub->add_flag("--ignore-preflight", o->ignore_preflight,
                 "start workers even when this machine fails the scenario's preflight (recorded in the report)");
   return {sub, [o] { return run_real(*o); }};

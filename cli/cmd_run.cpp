@@ -12,6 +12,7 @@
 #include "cli/observed_log.hpp"
 #include "cli/progress.hpp"
 #include "core/control/controller.hpp"
+#include "core/io/control_plane_reader.hpp"
 #include "core/io/scenario_reader.hpp"
 #include "reports/report.hpp"
 #include "sim/driver.hpp"
@@ -37,6 +38,7 @@ int run(const RunOptions& o) {
   ProgressLine progress(stdout, terminal, terminal ? expected_end(scenario) : Seconds(0));
   sim::RunOptions options;
   options.progress_interval_s = o.progress_interval;
+  options.control_plane_outages = read_control_plane_outages(load_json_file(o.scenario), o.scenario);
   if (progress.enabled()) options.on_progress = [&progress](const sim::Progress& p) { progress.update(p); };
   std::optional<ObservedWriter> observed;
   if (o.observed) {

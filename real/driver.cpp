@@ -13,6 +13,7 @@
 #include "core/drive/preflight_effects.hpp"
 #include "core/io/input_error.hpp"
 #include "real/driver_release.hpp"
+#include "real/durable.hpp"
 #include "real/metrics.hpp"
 #include "real/sys.hpp"
 #include "real/training.hpp"
@@ -83,7 +84,12 @@ void open_for_job_uids(const std::filesystem::path& run_dir) {
 class RealBackend final : public tt::Clock, public Executor {
  public:
   RealBackend(const Scenario& sc, Controller& ctl, const Options& opt, RunStats& stats)
-      : sc_(sc), ctl_(ctl), opt_(opt), stats_(stats), t0_(monotonic_seconds()), pool_(sc, opt, t0_) {
+      : sc_(sc),
+        ctl_(ctl),
+        opt_(opt),
+        stats_(stats),
+        t0_(opt.durable ? opt.durable->t0() : monotonic_seconds()),
+        pool_(sc, opt, t0_) {
     pool_.log = [this](const std::string& line) { log(line); };
     make_private_dirs(opt.run_dir);
     if (opt.job_uid_base >= 0) open_for_job_uids(opt.run_dir);
@@ -94,6 +100,7 @@ class RealBackend final : public tt::Clock, public Executor {
       publish_metrics();
       if (opt.on_metrics_ready) opt.on_metrics_ready(metrics_->port());
     }
+    if (opt.durable) opt.durable->relaunch(pool_, events_, &stats_.workers_started, now(), [this](auto& l) { log(l); });
   }
 
   Seconds now() override {
@@ -140,6 +147,7 @@ class RealBackend final : public tt::Clock, public Executor {
       default:  // refused by check_faults()
         break;
     }
+    if (opt_.durable) opt_.durable->fault(c, last_now_, events_);
   }
   std::optional<Event> next_event() override {
     if (!events_.empty()) {
@@ -147,7 +155,9 @@ class RealBackend final : public tt::Clock, public Executor {
       events_.pop_front();
       return e;
     }
-    return pool_.next_event();
+    while (auto e = pool_.next_event())
+      if (!opt_.durable || !opt_.durable->drop(*e)) return e;
+    return std::nullopt;
   }
   void observe(Seconds) override { pool_.observe(); }
   std::optional<Seconds> next_observation() const override {
@@ -156,7 +166,8 @@ class RealBackend final : public tt::Clock, public Executor {
     return Seconds(t * opt_.time_scale);
   }
   bool busy() const override { return pool_.any_running(); }
-  void handled(const Event&, const std::vector<Action>&, Seconds) override {
+  void handled(const Event&, const std::vector<Action>& actions, Seconds) override {
+    if (opt_.durable) opt_.durable->actions(actions);
     ++stats_.controller_events;
     publish_metrics();
   }
@@ -241,6 +252,7 @@ RunStats run(const Scenario& scenario, Controller& controller, const Options& op
   const double cpu_before =
       (before.ru_utime.tv_sec + before.ru_stime.tv_sec) + (before.ru_utime.tv_usec + before.ru_stime.tv_usec) * 1e-6;
   const double start = monotonic_seconds();
+  std::string control_plane;
   {
     check_faults(scenario);
     FaultPlayer faults(scenario);
@@ -251,7 +263,10 @@ RunStats run(const Scenario& scenario, Controller& controller, const Options& op
         [&releases](const Launch& l, int node, WorkerConfig& c) { releases.configure(l, node, c); });
     DriveLoop loop(controller, releases, backend, faults, scenario.sim.horizon);
     loop.record = options.on_event;
+    loop.set_control_plane_outages(options.control_plane_outages, scenario.topology.gpus_per_node());
+    if (options.durable) options.durable->attach(loop, faults, options.on_event, options.crash_on_control_plane);
     backend.finish(loop.run());
+    control_plane = loop.control_plane_summary();
   }
   stats.wall_seconds = monotonic_seconds() - start;
   rusage self{};
@@ -275,6 +290,9 @@ RunStats run(const Scenario& scenario, Controller& controller, const Options& op
   }
   if (scenario.rollout.enabled())
     stats.driver_info["releases"] = "workers run their node's release settings (real/driver_release.hpp)";
+  if (options.durable)
+    for (auto& [key, value] : options.durable->report_info()) stats.driver_info[key] = value;
+  if (!control_plane.empty()) stats.driver_info["control_plane_outages"] = control_plane;
   if (options.job_uid_base >= 0)
     stats.driver_info["job_uids"] = "job j's workers run as uid and gid " + std::to_string(options.job_uid_base) + " + j";
   return stats;

@@ -28,10 +28,13 @@
 #include <vector>
 
 #include "core/control/controller.hpp"
+#include "core/model/control_plane.hpp"
 #include "core/model/scenario.hpp"
 #include "core/model/secret.hpp"
 
 namespace tt::real {
+
+class DurableRun;
 
 struct Options {
   int devices = 0;                          // CPU devices; must equal the topology's GPU count
@@ -58,6 +61,13 @@ struct Options {
   // Fault injection for tests: called before each launch, before the checkpoint to resume from is chosen (e.g. to
   // flip bytes in the checkpoint at launch.start_iteration).
   std::function<void(const std::filesystem::path& job_dir, const Launch& launch)> before_launch;
+  // The run's journal (real/durable.hpp; null: none). A resumed one carries the replayed state: the driver keeps its
+  // clock, relaunches what trained and goes on. With crash_on_control_plane the start of a control-plane outage kills
+  // this process (a supervisor restarts it with --resume); without, the outage is played as in simulation.
+  DurableRun* durable = nullptr;
+  bool crash_on_control_plane = false;
+  // The scenario's control-plane outages (core/io/control_plane_reader.hpp).
+  std::vector<ControlPlaneOutage> control_plane_outages;
 };
 
 struct RunStats {

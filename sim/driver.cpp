@@ -118,7 +118,10 @@ class ControllerActor {
       ReleaseEffects releases(w_.scenario, effects);    // reimages, release effects, noise (docs/rollout.md)
       DriveLoop loop(c_, releases, backend, faults_, w_.scenario.sim.horizon);
       loop.record = options_.on_event;
+      loop.set_control_plane_outages(options_.control_plane_outages, w_.scenario.topology.gpus_per_node());
       loop.run();
+      if (!options_.control_plane_outages.empty())
+        stats_.driver_info["control_plane_outages"] = loop.control_plane_summary();
     } catch (const simgrid::ForcefulKillException&) {
       throw;
     } catch (...) {

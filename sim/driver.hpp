@@ -8,8 +8,10 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "core/control/controller.hpp"
+#include "core/model/control_plane.hpp"
 #include "core/model/scenario.hpp"
 
 namespace tt::sim {
@@ -44,6 +46,8 @@ struct RunOptions {
   double progress_interval_s = 0.1;
   // Every event handed to the Controller, with its time (for observed.jsonl); empty: none.
   std::function<void(Seconds, const Event&)> on_event;
+  // The scenario's control-plane outages (core/io/control_plane_reader.hpp), played by the drive loop.
+  std::vector<ControlPlaneOutage> control_plane_outages;
 };
 
 RunStats run(const Scenario& scenario, Controller& controller, const RunOptions& options = {});

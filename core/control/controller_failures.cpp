@@ -71,10 +71,19 @@ void Controller::Impl::detect_failure(int j, std::vector<Action>& out) {
 }
 
 // The job stopped at `since` showing `seen`: the detection rule for that symptom declares it failed after its
-// timeout, counted from `since` (never before now: a driver may report a silence late).
+// timeout, counted from `since` (never before now: a driver may report a silence late). A stalled job reported
+// stopped earlier than first known (a node death held during a control-plane outage, core/drive/drive_loop.hpp) keeps
+// its cause; its fault time, and so its detection, move back.
 void Controller::Impl::stall(int j, Seconds now, Seconds since, std::int64_t done, const std::string& cause,
            std::optional<FaultKind> kind, Symptom seen, std::vector<int> links) {
   JobRuntime& rt = jobs[j];
+  if (rt.state == JobState::Stalled && since < rt.fault_time) {
+    stalled.erase({rt.detect_at, j});
+    rt.fault_time = since;
+    rt.detect_at = std::max(now, rt.fault_time + rules.time_to_detect(rt.detector));
+    stalled.insert({rt.detect_at, j});
+    return;
+  }
   const Detector detector = detector_for(seen);
   if (rt.state != JobState::Running || detector == Detector::None) return;
   set_state(j, JobState::Stalled);

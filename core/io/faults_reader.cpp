@@ -2,6 +2,7 @@
 
 #include "core/fault/catalogue.hpp"
 #include "core/fault/fault_kind.hpp"
+#include "core/io/control_plane_reader.hpp"
 #include "core/io/reader_support.hpp"
 
 namespace tt::reader {
@@ -12,8 +13,12 @@ using Json = nlohmann::json;
 FaultKind read_fault_kind(JsonObject& o) {
   std::string kind = o.str("kind");
   auto k = parse_fault_kind(kind);
+  if (kind == kControlPlaneCrash)  // scripted faults take it before this (read_faults)
+    o.fail("kind", std::string("a fault kind with a rate per cluster component; ") + kControlPlaneCrash +
+                       " is scripted only (list it under /faults)");
   if (!k) {
     auto names = fault_kind_names();
+    names.push_back(kControlPlaneCrash);
     o.fail("kind", "a fault kind (" + list_names(names, names.size()) + "), found " + in_quotes(kind) +
                        suggestion(kind, names));
   }
@@ -74,7 +79,14 @@ RepairDistribution read_repair(JsonObject& o, const std::string& key) {
 std::vector<FaultSpec> read_faults(JsonObject& root, std::vector<FaultSource>& sources) {
   std::vector<FaultSpec> faults;
   if (!present(root, "faults")) return faults;
+  std::size_t index = 0;
   for (const auto& [v, ptr] : root.array("faults", /*allow_empty=*/true)) {
+    if (v->is_object() && v->contains("kind") && (*v)["kind"] == kControlPlaneCrash) {
+      // Checked here; not a fault of the cluster: the drivers play it from the document (control_plane_reader.hpp).
+      read_control_plane_crash(*v, root.file(), ptr, index++);
+      continue;
+    }
+    ++index;
     auto o = open(*v, root.file(), ptr,
                   {"kind", "at", "node", "gpu", "link", "switch", "storage", "job", "repair", "fraction"});
     FaultSpec f;

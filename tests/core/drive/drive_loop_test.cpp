@@ -2,6 +2,7 @@
 // a virtual clock (no backend, no wall time).
 #include "core/drive/drive_loop.hpp"
 
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <deque>
 
@@ -73,6 +74,15 @@ class Scripted final : public tt::Clock, public Executor {
   std::deque<Event> queue_;
 };
 
+// A scenario of `nodes` nodes with a 60 s heartbeat and no telemetry timers, for fault drills.
+Scenario drill(int nodes, std::vector<JobSpec> jobs) {
+  Scenario s = scenario(rail_cluster(nodes), {{"q", 8 * nodes}}, std::move(jobs));
+  s.sim.horizon = Seconds(1e6);
+  s.recovery.detection_timeout = Seconds(60);
+  s.telemetry.interval = Seconds(1e9);
+  return s;
+}
+
 FaultSpec crash_of(const Scenario& s, int node, double at, double repair) {
   FaultSpec crash;
   crash.kind = FaultKind::NodeCrash;
@@ -86,10 +96,7 @@ FaultSpec crash_of(const Scenario& s, int node, double at, double repair) {
 
 TEST_CASE("drive loop: a crash is played at its time, detected by the Controller's rule, and the job restarts",
           "[unit][drive]") {
-  Scenario s = scenario(rail_cluster(2), {{"q", 16}}, {job("a", "q", 8)});
-  s.sim.horizon = Seconds(1e6);
-  s.recovery.detection_timeout = Seconds(60);
-  s.telemetry.interval = Seconds(1e9);
+  Scenario s = drill(2, {job("a", "q", 8)});
   Controller c(s);
   Scripted x;
   FaultPlayer faults(s, {crash_of(s, 0, 100, 1000)});
@@ -130,4 +137,63 @@ TEST_CASE("drive loop: stops at the horizon, and when nothing can happen any mor
     CHECK(x.log == std::vector<std::string>{"launch 0/1 at 0", "fault at 100", "kill 0/1 at 160"});
     CHECK(c.record().jobs[0].state == JobStatus::Pending);
   }
+}
+
+TEST_CASE("drive loop: while the control plane is down faults strike and jobs run, but nothing is decided",
+          "[unit][drive]") {
+  Scenario s = drill(3, {job("a", "q", 8), job("b", "q", 8, 0, /*submit_s=*/120)});
+  Controller c(s);
+  Scripted x;
+  // Down from 50 s to 250 s; node 0 crashes under job a at 100 s.
+  FaultPlayer faults(s, {crash_of(s, 0, 100, 1000)});
+  DriveLoop loop(c, x, x, faults, s.sim.horizon);
+  loop.set_control_plane_outages({{Seconds(50), Seconds(200), 0}}, s.topology.gpus_per_node());
+  std::vector<std::pair<double, Event>> handed;
+  loop.record = [&](Seconds t, const Event& e) { handed.emplace_back(t.value, e); };
+  CHECK(loop.run() == DriveLoop::Stop::Done);
+  // The crash struck at 100 s, but the Controller heard of it, declared the job failed and restarted it at 250 s; job
+  // b, submitted at 120 s, was seen then too.
+  REQUIRE(x.log.size() >= 5);
+  CHECK(x.log[0] == "launch 0/1 at 0");
+  CHECK(x.log[1] == "fault at 100");
+  std::vector<std::string> at_return(x.log.begin() + 2, x.log.begin() + 5);
+  std::sort(at_return.begin(), at_return.end());
+  CHECK(at_return == std::vector<std::string>{"kill 0/1 at 250", "launch 0/2 at 250", "launch 1/1 at 250"});
+  const FailureRecord& f = c.record().jobs[0].failures.at(0);
+  CHECK(f.fault_time == Seconds(100));  // the time the node died: its ranks are reported silent since then
+  CHECK(f.detect_time == Seconds(250));
+  CHECK(f.lost_detection == Seconds(150));
+  CHECK(f.kind == "node_crash");
+  CHECK(c.record().jobs[1].submit == Seconds(120));
+  CHECK(c.record().jobs[1].first_start == Seconds(250));
+  // Nothing was handed over between 50 s and 250 s; at 250 s the node's death, then its job silent since 100 s.
+  for (const auto& [t, e] : handed) CHECK((t < 50 || t >= 250));
+  auto down = std::find_if(handed.begin(), handed.end(),
+                           [](const auto& h) { return std::holds_alternative<NodeDown>(h.second); });
+  REQUIRE(down != handed.end());
+  CHECK(down->first == 250);
+  REQUIRE(std::next(down) != handed.end());
+  const auto* silent = std::get_if<JobStalled>(&std::next(down)->second);
+  REQUIRE(silent);
+  CHECK(silent->job == 0);
+  CHECK(silent->since == Seconds(100));
+  CHECK_THAT(loop.control_plane_summary(), Catch::Equals("down from 50.0 s to 4m 10s, events held: 1"));
+}
+
+TEST_CASE("drive loop: a job that ends while the control plane is down frees its GPUs only when it is back",
+          "[unit][drive]") {
+  Scenario s = drill(1, {job("a", "q", 8), job("b", "q", 8)});
+  Controller c(s);
+  Scripted x;
+  x.run_for = Seconds(100);
+  FaultPlayer none(s, {});
+  DriveLoop loop(c, x, x, none, s.sim.horizon);
+  loop.set_control_plane_outages({{Seconds(80), Seconds(60), 0}}, 8);  // down 80 s - 140 s: job a ends at 100 s
+  std::vector<std::pair<std::size_t, bool>> changes;
+  loop.on_control_plane = [&](std::size_t outage, bool starts) { changes.emplace_back(outage, starts); };
+  CHECK(loop.run() == DriveLoop::Stop::Done);
+  CHECK(x.log == std::vector<std::string>{"launch 0/1 at 0", "launch 1/1 at 140"});
+  CHECK(c.record().jobs[0].end == Seconds(140));  // what the control plane knows: it learnt of the end at 140 s
+  CHECK(c.record().jobs[1].end == Seconds(240));
+  CHECK(changes == std::vector<std::pair<std::size_t, bool>>{{0, true}, {0, false}});
 }
