@@ -95,21 +95,22 @@ std::string cost_prometheus(const RunRecord& r) {
   };
   auto label = [](const char* k, const std::string& v) { return std::string(k) + "=\"" + prometheus_label_value(v) + "\""; };
   const std::string cur = label("currency", c.currency);
-  family("traintwin_cost_total", "What the run cost: billed GPU capacity, storage and traffic.");
-  sample("traintwin_cost_total", cur, c.total);
+  family("traintwin_cost_run", "What the run cost: billed GPU capacity, storage and traffic.");
+  sample("traintwin_cost_run", cur, c.total);
   family("traintwin_cost_idle", "Cost of billed GPU capacity no job held.");
   sample("traintwin_cost_idle", cur, c.idle);
   family("traintwin_cost_per_useful_gpu_hour", "Cost / productive GPU-hours.");
   if (c.per_useful_gpu_hour) sample("traintwin_cost_per_useful_gpu_hour", cur, *c.per_useful_gpu_hour);
-  family("traintwin_cost_site_total", "Cost of a site: its billed GPUs, storage and traffic to storage.");
-  for (const auto& s : c.sites) sample("traintwin_cost_site_total", label("site", s.site) + "," + cur, s.total);
-  family("traintwin_cost_site_idle_gpu_hours", "Billed GPU-hours of a site no job held.");
-  for (const auto& s : c.sites) sample("traintwin_cost_site_idle_gpu_hours", label("site", s.site), s.idle_gpu_hours);
-  family("traintwin_cost_queue_total", "Cost of the jobs of a queue.");
-  for (const auto& [q, v] : c.queues) sample("traintwin_cost_queue_total", label("queue", q) + "," + cur, v);
-  family("traintwin_cost_job_total", "Cost of a job: GPU time held, its checkpoints' storage and traffic.");
+  family("traintwin_cost_site", "Cost of a site: its billed GPUs, storage and traffic to storage.");
+  for (const auto& s : c.sites) sample("traintwin_cost_site", label("site", s.site) + "," + cur, s.total);
+  family("traintwin_cost_site_idle_gpu_seconds", "Billed GPU-seconds of a site no job held.");
+  for (const auto& s : c.sites)
+    sample("traintwin_cost_site_idle_gpu_seconds", label("site", s.site), s.idle_gpu_hours * 3600);
+  family("traintwin_cost_queue", "Cost of the jobs of a queue.");
+  for (const auto& [q, v] : c.queues) sample("traintwin_cost_queue", label("queue", q) + "," + cur, v);
+  family("traintwin_cost_job", "Cost of a job: GPU time held, its checkpoints' storage and traffic.");
   for (const auto& j : c.jobs)
-    sample("traintwin_cost_job_total", label("job_name", j.name) + "," + label("queue", j.queue) + "," + cur, j.total);
+    sample("traintwin_cost_job", label("job_name", j.name) + "," + label("queue", j.queue) + "," + cur, j.total);
   return out;
 }
 

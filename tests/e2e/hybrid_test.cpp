@@ -49,8 +49,8 @@ TEST_CASE("e2e: hybrid-overflow is priced in every report and moves a checkpoint
       move_logged = true;
   CHECK(move_logged);
   const std::string prom = read_file(out / "metrics.prom");
-  CHECK_THAT(prom, Catch::Contains("# TYPE traintwin_cost_total gauge"));
-  CHECK_THAT(prom, Catch::Contains("traintwin_cost_queue_total{queue=\"team-a\",currency=\"USD\"}"));
+  CHECK_THAT(prom, Catch::Contains("# TYPE traintwin_cost_run gauge"));
+  CHECK_THAT(prom, Catch::Contains("traintwin_cost_queue{queue=\"team-a\",currency=\"USD\"}"));
   CHECK_THAT(read_file(out / "report.html"), Catch::Contains("<section id=\"cost\"><h2>Cost</h2>"));
 }
 

@@ -29,21 +29,27 @@ CostInput two_site_input() {
   in.sites = {"A", "B"};
   in.capacity = {{"a0", "A", PriceKind::Reserved, 2.0, 8, Seconds(0), Seconds(10 * kHour)},
                  {"b0", "B", PriceKind::OnDemand, 6.0, 8, Seconds(0), Seconds(10 * kHour)}};
-  JobUsage j1;
-  j1.name = "j1";
-  j1.queue = "q1";
-  j1.held = {{"a0", 8, Seconds(0), Seconds(5 * kHour)}, {"b0", 8, Seconds(6 * kHour), Seconds(8 * kHour)}};
-  j1.productive_gpu_hours = 40;
-  j1.checkpoint_bytes = Bytes(100e9);
-  j1.checkpoints = {{Seconds(1 * kHour), "A"}, {Seconds(2 * kHour), "A"}, {Seconds(3 * kHour), "A"},
-                    {Seconds(7 * kHour), "B"}};
-  j1.ended = Seconds(8 * kHour);
-  j1.inter_site_bytes = Bytes(100e9);
-  JobUsage j2;
-  j2.name = "j2";
-  j2.queue = "q2";
-  j2.held = {{"a0", 4, Seconds(5 * kHour), Seconds(10 * kHour)}};
-  j2.productive_gpu_hours = 10;
+  JobUsage j1{.name = "j1",
+              .queue = "q1",
+              .held = {{"a0", 8, Seconds(0), Seconds(5 * kHour)}, {"b0", 8, Seconds(6 * kHour), Seconds(8 * kHour)}},
+              .productive_gpu_hours = 40,
+              .checkpoint_bytes = Bytes(100e9),
+              .checkpoints = {{Seconds(1 * kHour), "A"},
+                              {Seconds(2 * kHour), "A"},
+                              {Seconds(3 * kHour), "A"},
+                              {Seconds(7 * kHour), "B"}},
+              .keep_last = 0,
+              .ended = Seconds(8 * kHour),
+              .inter_site_bytes = Bytes(100e9)};
+  JobUsage j2{.name = "j2",
+              .queue = "q2",
+              .held = {{"a0", 4, Seconds(5 * kHour), Seconds(10 * kHour)}},
+              .productive_gpu_hours = 10,
+              .checkpoint_bytes = Bytes(0),
+              .checkpoints = {},
+              .keep_last = 0,
+              .ended = std::nullopt,
+              .inter_site_bytes = Bytes(0)};
   in.jobs = {j1, j2};
   return in;
 }
