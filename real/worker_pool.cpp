@@ -124,7 +124,7 @@ void WorkerPool::launch(const Launch& l, int* workers_started) {
   c.seed = job_seed(sc_.seed, l.job);
   c.workload = workload_for(spec, l.plan);
   c.compute = opt_.compute;
-  c.startup_seconds = l.startup.value / opt_.time_scale;
+  c.startup_seconds = l.startup_with_move().value / opt_.time_scale;
   c.pace_seconds = l.plan.predicted_iteration.value / opt_.time_scale;
   c.speed = 1.0;
   c.heartbeat_seconds = opt_.heartbeat_interval;

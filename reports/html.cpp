@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <sstream>
 
+#include "reports/cost.hpp"
 #include "reports/doctor.hpp"
 #include "reports/fleet.hpp"
 #include "reports/rollout_html.hpp"
@@ -371,6 +372,7 @@ std::string report_html(const RunRecord& r) {
   failures_section(os, r);
   os << "\n" << rollout_html_section(r);  // only when the scenario has a rollout
   preflight_costs_section(os, r);
+  os << cost_html_section(r);
   alerts_section(os, r);
   os << "\n";
   checks_table(os, r);

@@ -10,6 +10,7 @@
 #include "core/telemetry/alert_expr.hpp"
 #include "core/telemetry/exposition.hpp"
 #include "core/telemetry/metric_catalogue.hpp"
+#include "reports/cost.hpp"
 #include "reports/events.hpp"
 #include "reports/text.hpp"
 
@@ -189,6 +190,7 @@ std::string prometheus_text(const RunRecord& record) {
   cluster_families(record, x);
   job_families(record, x);
   check_families(record, x);
+  x.append(cost_prometheus(record));
   x.append(exposition_text(record.metrics, kFromRecords));
   return x.text();
 }

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "reports/cost.hpp"
 #include "reports/csv.hpp"
 #include "reports/decision_log.hpp"
 #include "reports/events.hpp"
@@ -92,7 +93,7 @@ json job_json(const JobRecord& j) {
   for (const auto& t : j.checkpoint_times) checkpoint_times.push_back(t.value);
   json pending_by_reason = json::object();
   for (const auto& [kind, t] : j.pending_by_reason) pending_by_reason[kind] = t.value;
-  return {{"name", j.name},
+  json out = {{"name", j.name},
           {"queue", j.queue},
           {"gpus", j.gpus},
           {"priority", j.priority},
@@ -131,6 +132,12 @@ json job_json(const JobRecord& j) {
             {"young_daly_interval_s", opt_seconds(j.young_daly_interval)},
             {"mtbf_s", opt_seconds(j.mtbf)},
             {"mtbf_source", j.mtbf_source}}}};
+  if (!j.site.empty())  // two-site topologies only: other reports keep their shape
+    out["sites"] = {{"last_site", j.site},
+                    {"checkpoint_moves", j.checkpoint_moves},
+                    {"checkpoint_moved_bytes", j.checkpoint_moved_bytes.value},
+                    {"checkpoint_move_s", j.checkpoint_move_time.value}};
+  return out;
 }
 
 json labels_json(const std::map<std::string, std::string>& labels) {
@@ -226,6 +233,7 @@ json report_json(const RunRecord& r) {
                   {"passed", c.passed},
                   {"message", c.message}};
     if (!c.alert.empty()) check["alert"] = c.alert;
+    if (!c.queue.empty()) check["queue"] = c.queue;
     checks.push_back(std::move(check));
   }
   int passed = 0;
@@ -263,6 +271,7 @@ json report_json(const RunRecord& r) {
           {"decisions", decisions}};
   add_preflight_costs(report, r);
   if (r.rollout) report["rollout"] = rollout_json(*r.rollout);
+  if (r.cost) report["cost"] = cost_json(*r.cost);
   return report;
 }
 
@@ -324,6 +333,17 @@ std::string summary_table(const RunRecord& r) {
                     c.failed_launches, c.lost_gpu_hours, c.slowed_gpu_hours, c.withheld_gpu_hours, c.gpu_hours_per_day);
       os << line;
     }
+  }
+  if (r.cost) {
+    std::snprintf(line, sizeof line, "cost: %.2f %s (GPUs %.2f, idle %.2f; storage %.2f; traffic %.2f)",
+                  r.cost->total, r.cost->currency.c_str(), r.cost->gpu, r.cost->idle, r.cost->storage,
+                  r.cost->traffic);
+    os << line;
+    if (r.cost->per_useful_gpu_hour) {
+      std::snprintf(line, sizeof line, ", %.2f per useful GPU-hour", *r.cost->per_useful_gpu_hour);
+      os << line;
+    }
+    os << "\n";
   }
   int passed = 0;
   for (const auto& c : r.checks) {

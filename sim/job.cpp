@@ -74,6 +74,7 @@ class JobActor {
       }
     } forget{r_};
     try {
+      if (l_.move) move_checkpoint(*l_.move);
       sg4::this_actor::sleep_for(l_.startup.value);
       r_.phase = JobRun::Phase::Training;
       r_.iterations = l_.start_iteration;
@@ -86,6 +87,20 @@ class JobActor {
       throw;
     } catch (...) {
       w_.fail("job " + r_.name, std::current_exception());
+    }
+  }
+
+  // The checkpoint crosses the inter-site link as one flow between the sites' storage hosts (SimGrid shares the link
+  // with any other traffic on it), after the route's latency (links carry bandwidth only: sim/platform.hpp). A route
+  // that fails under it leaves the move to the restart: the job goes on, as a restore would retry.
+  void move_checkpoint(const CheckpointMove& m) {
+    sg4::Host* from = w_.platform.storage_of_site(m.from_site);
+    sg4::Host* to = w_.platform.storage_of_site(m.to_site);
+    if (!from || !to || m.bytes.value <= 0) return;
+    try {
+      sg4::this_actor::sleep_for(w_.platform.route(from, to).latency.value);
+      sg4::Comm::sendto(from, to, static_cast<std::uint64_t>(m.bytes.value));
+    } catch (const simgrid::NetworkFailureException&) {
     }
   }
 

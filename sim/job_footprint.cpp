@@ -66,7 +66,8 @@ void compile_footprint(World& w, JobRun& r) {
     r.link_bytes.push_back(load.first);
     r.link_pairs.push_back(load.second);
   }
-  if (sg4::Host* storage = w.platform.storage())
+  const int site = l.gpus.empty() ? 0 : topo.nodes()[l.gpus[0] / topo.gpus_per_node()].site;  // a job's first rank's
+  if (sg4::Host* storage = w.platform.storage_of_site(site))
     for (int gpu : l.plan.checkpoint_writers) {
       Flow f = make_flow(w.platform, w.platform.gpu(gpu), storage, l.plan.checkpoint_bytes_per_writer.value);
       r.checkpoint.latency = std::max(r.checkpoint.latency, f.route->latency);

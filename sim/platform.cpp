@@ -205,7 +205,7 @@ Platform::Platform(const Topology& topology) : impl_(std::make_unique<Impl>(topo
     if (props.kind == VertexKind::Gpu || props.kind == VertexKind::Storage) {
       sg4::Host* host = zone->create_host(props.name, props.kind == VertexKind::Gpu ? gpu_speed : 1e9);
       point = host->get_netpoint();
-      if (props.kind == VertexKind::Storage) p.storage = host;
+      if (props.kind == VertexKind::Storage && !p.storage) p.storage = host;
     } else {
       point = zone->create_router(props.name);
     }
@@ -238,6 +238,12 @@ Platform::~Platform() = default;
 const Topology& Platform::topology() const { return impl_->topo; }
 sg4::Host* Platform::gpu(int global_gpu) const { return impl_->gpus.at(global_gpu); }
 sg4::Host* Platform::storage() const { return impl_->storage; }
+sg4::Host* Platform::storage_of_site(int site) const {
+  const auto& sites = impl_->topo.sites();
+  if (sites.empty()) return impl_->storage;
+  const SiteInfo& s = sites.at(site);
+  return s.has_storage ? sg4::Host::by_name(impl_->topo.graph()[s.storage].name) : nullptr;
+}
 sg4::Host* Platform::mgmt() const { return impl_->mgmt; }
 
 const Route& Platform::route(const sg4::Host* from, const sg4::Host* to) const {

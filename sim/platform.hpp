@@ -56,6 +56,8 @@ class Platform {
   const Topology& topology() const;
   simgrid::s4u::Host* gpu(int global_gpu) const;  // node * gpus_per_node + local
   simgrid::s4u::Host* storage() const;            // nullptr when the topology has no storage
+  // The storage host of a site (Topology::sites()); storage() for a one-site topology. nullptr when it has none.
+  simgrid::s4u::Host* storage_of_site(int site) const;
   simgrid::s4u::Host* mgmt() const;
   // The route SimGrid uses now from one GPU/storage host to another. The object for a pair lives as long as the
   // Platform; its content changes when cables go down or up (an equal-hop path avoiding down cables, if any).

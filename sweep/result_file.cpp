@@ -118,7 +118,7 @@ int run_point(const SweepSpec& spec, const Point& p, std::uint64_t seed, const f
   r.exit_code = record.all_checks_passed() ? 0 : 1;
   for (const Figure& f : spec.figures) {
     std::optional<double> metric;
-    if (f.source == Figure::Source::Metric) metric = measure_metric(record, f.metric, f.job, f.alert);
+    if (f.source == Figure::Source::Metric) metric = measure_metric(record, f.metric, f.job, f.alert, f.queue);
     r.figures[f.name] = figure_value(f, report, metric);
   }
   write_atomically(result_path(dir, p.index, seed), result_json(spec, p, r).dump(1) + "\n");

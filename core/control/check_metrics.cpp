@@ -59,6 +59,20 @@ Figure unfinished_jobs(const MetricSubject& s) {
   return n;
 }
 
+// Cost figures (core/cost): not measured without a cost section.
+Figure job_cost(const MetricSubject& s) {
+  if (!s.run.cost) return std::nullopt;
+  for (const auto& j : s.run.cost->jobs)
+    if (j.name == s.job->name) return j.total;
+  return std::nullopt;
+}
+
+Figure queue_cost(const MetricSubject& s) {
+  if (!s.run.cost) return std::nullopt;
+  auto it = s.run.cost->queues.find(std::string(s.queue));
+  return it == s.run.cost->queues.end() ? Figure(0.0) : Figure(it->second);
+}
+
 using enum MetricScope;
 using enum MetricUnit;
 using enum Better;
@@ -129,6 +143,21 @@ constexpr CheckMetric kMetrics[] = {
        if (!s.run.rollout || !s.run.rollout->decided || s.run.rollout->steps.empty()) return std::nullopt;
        return (*s.run.rollout->decided - s.run.rollout->steps.front().started).value;
      }},
+    {"job.cost", Job, Money, Lower,
+     "what the job cost: the GPU time it held, its checkpoints' storage and traffic (not measured without a cost "
+     "section)",
+     job_cost},
+    {"queue.cost", Queue, Money, Lower, "the cost of the queue's jobs (not measured without a cost section)",
+     queue_cost},
+    {"cluster.cost", Cluster, Money, Lower,
+     "what the run cost: billed capacity, storage and traffic (not measured without a cost section)",
+     [](const MetricSubject& s) -> Figure { return s.run.cost ? Figure(s.run.cost->total) : std::nullopt; }},
+    {"cluster.idle_cost", Cluster, Money, Lower,
+     "the cost of billed GPU capacity no job held (not measured without a cost section)",
+     [](const MetricSubject& s) -> Figure { return s.run.cost ? Figure(s.run.cost->idle) : std::nullopt; }},
+    {"cluster.cost_per_useful_gpu_hour", Cluster, Money, Lower,
+     "cost / productive GPU-hours (not measured without a cost section or productive time)",
+     [](const MetricSubject& s) -> Figure { return s.run.cost ? s.run.cost->per_useful_gpu_hour : std::nullopt; }},
     {"alert.firings", Alert, Count, Lower, "times the alert fired (`== 0`: it must never fire)", firings},
     {"alert.time_to_fire", Alert, Duration, Lower,
      "from the first fault to the alert's first firing at or after it (not measured without a fault or a firing)",
@@ -161,6 +190,7 @@ std::string_view value_text(MetricUnit unit) {
     case Count: return "integer >= 0";
     case Ratio: return "number in [0, 1]";
     case GpuHours: return "number >= 0";
+    case Money: return "number >= 0 (currency)";
   }
   return "";
 }
@@ -168,10 +198,10 @@ std::string_view value_text(MetricUnit unit) {
 std::string_view to_string(Better b) { return b == Higher ? "higher" : "lower"; }
 
 std::optional<double> measure_metric(const RunRecord& record, const std::string& metric, const std::string& job,
-                                     const std::string& alert) {
+                                     const std::string& alert, const std::string& queue) {
   const CheckMetric* m = find_check_metric(metric);
   if (!m) return std::nullopt;
-  MetricSubject subject{record, nullptr, alert};
+  MetricSubject subject{record, nullptr, alert, queue};
   if (m->scope == Job) {
     for (const auto& j : record.jobs)
       if (j.name == job) subject.job = &j;

@@ -13,8 +13,9 @@
 
 namespace tt {
 
-enum class MetricScope { Cluster, Job, Alert };  // what a check names beside the metric: nothing, a job, an alert rule
-enum class MetricUnit { Duration, Count, Ratio, GpuHours };  // also what a threshold is read as
+enum class MetricScope { Cluster, Job, Alert, Queue };  // what a check names beside the metric: nothing, a job, an
+                                                        // alert rule, a queue
+enum class MetricUnit { Duration, Count, Ratio, GpuHours, Money };  // also what a threshold is read as
 enum class Better { Lower, Higher };                         // which way a figure improves
 
 // What a metric is measured on. `job` is the job a Job-scoped check names (never null for those); `alert` the alert
@@ -23,6 +24,7 @@ struct MetricSubject {
   const RunRecord& run;
   const JobRecord* job = nullptr;
   std::string_view alert;
+  std::string_view queue = {};  // the queue a Queue-scoped check names
 };
 
 struct CheckMetric {
@@ -44,7 +46,7 @@ std::string_view to_string(Better b);  // "lower", "higher"
 // The figure a check metric names (seconds, counts, ratios, GPU-hours) for the job or alert rule named; nullopt
 // when the metric is unknown, the job is not in the record, or the figure does not exist in this run.
 std::optional<double> measure_metric(const RunRecord& record, const std::string& metric, const std::string& job,
-                                     const std::string& alert = "");
+                                     const std::string& alert = "", const std::string& queue = "");
 bool is_time_metric(const std::string& metric);  // its unit is Duration: shown as "6h", not as a number
 
 }  // namespace tt

@@ -33,15 +33,19 @@ std::vector<CheckResult> evaluate_checks(const std::vector<CheckSpec>& checks, c
     r.metric = c.metric;
     r.job = c.job;
     r.alert = c.alert;
+    r.queue = c.queue;
     r.op = to_string(c.op);
     r.threshold = c.value;
-    r.measured = measure_metric(record, c.metric, c.job, c.alert);
-    const std::string& subject = c.alert.empty() ? c.job : c.alert;
+    r.measured = measure_metric(record, c.metric, c.job, c.alert, c.queue);
+    const std::string& subject = !c.alert.empty() ? c.alert : !c.queue.empty() ? c.queue : c.job;
     std::string expected =
         c.metric + (subject.empty() ? "" : "(" + subject + ")") + " " + r.op + " " + show(c.metric, c.value);
     if (!r.measured) {
       r.passed = false;
-      std::string why = !c.alert.empty()
+      const CheckMetric* m = find_check_metric(c.metric);
+      std::string why = !record.cost && m && m->unit == MetricUnit::Money
+                            ? std::string("the scenario has no cost section")
+                        : !c.alert.empty()
                             ? (record.fault_times.empty() ? "no fault happened"
                                                           : "alert " + c.alert + " did not fire after every fault")
                         : c.job.empty() ? std::string("not every job completed")

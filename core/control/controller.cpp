@@ -34,6 +34,10 @@ std::vector<SchedJob> sched_jobs(const Scenario& sc) {
     j.priority = spec.priority;
     j.gpus = spec.gpus;
     j.topology = spec.topology;
+    j.one_site = !spec.span_sites || !sc.scheduler.overflow;
+    for (std::size_t s = 0; s < sc.topology.sites().size(); ++s)
+      if (sc.topology.sites()[s].name == spec.site) j.site = static_cast<int>(s);
+    if (!sc.scheduler.overflow) j.site = 0;
     out.push_back(j);
   }
   return out;
@@ -59,8 +63,17 @@ Controller::Impl::Impl(const Scenario& s, Planner p)
       telemetry(s, rec),
       rules(s.recovery),
       lemon(s.recovery.lemon_failures, s.recovery.lemon_window) {
+  std::vector<SiteRange> sites;
+  for (const SiteInfo& s : topo.sites()) sites.push_back({s.first_node, s.end_node, s.first_group, s.end_group});
+  sched.set_sites(std::move(sites));
   const int nodes = static_cast<int>(topo.nodes().size());
   node_out.assign(nodes, 0);
+  unprovisioned.assign(nodes, false);
+  for (int n = 0; n < nodes; ++n)  // without overflow, the sites after the first are not provisioned
+    if (!sc.scheduler.overflow && topo.nodes()[n].site > 0) {
+      unprovisioned[n] = true;
+      cluster.set_up(n, false);
+    }
   spare.assign(nodes, false);
   drained.assign(nodes, false);
   node_failures.resize(nodes);

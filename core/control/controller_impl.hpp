@@ -47,6 +47,7 @@ struct JobRuntime {
   Seconds wait_since;
   Seconds iteration_estimate;  // before the first launch: planned on a packed placement; then as planned
   double comm_bytes = 0;        // bytes its collectives move per rank and iteration, as planned at its launch
+  int site = -1;                // the site of its latest attempt (its checkpoints are on that site's storage)
 };
 
 // A failure declared on links: false if they come back within the restart overhead of the declaration.
@@ -90,6 +91,7 @@ struct Controller::Impl {
   std::vector<bool> spare, drained;
   std::vector<bool> gated;  // failed preflight with preflight.gate on: never takes work (core/preflight/twin.hpp)
   std::vector<bool> held;   // held by the rollout (drained, reimaging, canary, baseline): never takes general work
+  std::vector<bool> unprovisioned;  // a site the scheduler may not use (SchedulerOptions::overflow off): never up
   RolloutRun ro;            // the rollout's plan state (controller_rollout.cpp)
   std::vector<std::vector<Seconds>> node_failures;
   std::vector<LinkFailure> link_failures;
@@ -177,6 +179,8 @@ struct Controller::Impl {
   void schedule(Seconds now, std::vector<Action>& out);
   void preempt(const ScheduleResult::Preemption& p, Seconds now, std::vector<Action>& out);
   void launch(int j, std::vector<int> gpus, Seconds now, std::vector<Action>& out);
+  // The checkpoint move a launch on `gpus` needs (the job resumes in another site than its checkpoint's), recorded.
+  std::optional<CheckpointMove> move_checkpoint(int j, const std::vector<int>& gpus);
   int count_groups(const std::vector<int>& gpus) const;
 
   // Per job: failures by kind, checkpoint overhead, the interval used and Young/Daly's beside it.

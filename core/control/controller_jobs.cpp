@@ -197,8 +197,9 @@ void Controller::Impl::launch(int j, std::vector<int> gpus, Seconds now, std::ve
   }
   jr.checkpoint_async = spec.checkpoint_async;
   jr.checkpoint_bytes = l.plan.checkpoint_bytes_per_writer * static_cast<double>(l.plan.checkpoint_writers.size());
+  l.move = move_checkpoint(j, l.gpus);
   if (rt.open_failure >= 0) {
-    jr.failures[rt.open_failure].recovered_time = now + l.startup;
+    jr.failures[rt.open_failure].recovered_time = now + l.startup_with_move();
     rt.open_failure = -1;
   }
   jr.predicted_iteration = l.plan.predicted_iteration;
@@ -206,7 +207,7 @@ void Controller::Impl::launch(int j, std::vector<int> gpus, Seconds now, std::ve
   if (!spec.estimated_runtime) {
     rt.iteration_estimate = l.plan.predicted_iteration;
     sched.set_estimated_end(
-        j, now + l.startup + l.plan.predicted_iteration * static_cast<double>(spec.iterations - rt.checkpoint));
+        j, now + l.startup_with_move() + l.plan.predicted_iteration * static_cast<double>(spec.iterations - rt.checkpoint));
   }
 
   Segment seg;
@@ -222,9 +223,30 @@ void Controller::Impl::launch(int j, std::vector<int> gpus, Seconds now, std::ve
              std::to_string(rt.checkpoint) + " on " + std::to_string(spec.gpus) + " GPUs in " + groups +
              "; predicted iteration " + format_seconds(l.plan.predicted_iteration) +
              (l.checkpoint_every ? ", checkpoint every " + std::to_string(l.checkpoint_every) + " iterations"
-                                 : std::string(", no checkpoints")));
+                                 : std::string(", no checkpoints")) +
+             (topo.sites().empty() ? std::string() : "; site " + jr.site) +
+             (l.move ? "; checkpoint moved from site " + topo.sites()[l.move->from_site].name + " (" +
+                           format_bytes(l.move->bytes) + ", " + format_seconds(l.move->predicted) + ")"
+                     : std::string()));
   jr.segments.push_back(std::move(seg));
   out.push_back(std::move(l));
+}
+
+std::optional<CheckpointMove> Controller::Impl::move_checkpoint(int j, const std::vector<int>& gpus) {
+  if (topo.sites().empty() || gpus.empty()) return std::nullopt;
+  JobRuntime& rt = jobs[j];
+  JobRecord& jr = rec.jobs[j];
+  const int site = topo.nodes()[gpus.front() / topo.gpus_per_node()].site;
+  const int from = rt.site;
+  rt.site = site;
+  jr.site = topo.sites()[site].name;
+  if (from < 0 || from == site || rt.checkpoint == 0) return std::nullopt;
+  const LinkProps& link = topo.link(topo.inter_site_link());
+  CheckpointMove m{from, site, jr.checkpoint_bytes, jr.checkpoint_bytes / link.bandwidth + link.latency};
+  ++jr.checkpoint_moves;
+  jr.checkpoint_moved_bytes += m.bytes;
+  jr.checkpoint_move_time += m.predicted;
+  return m;
 }
 
 int Controller::Impl::count_groups(const std::vector<int>& gpus) const {

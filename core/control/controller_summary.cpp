@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/control/checks.hpp"
+#include "core/cost/billing.hpp"
 #include "core/fault/stochastic.hpp"
 #include "core/preflight/cost.hpp"
 
@@ -103,6 +104,7 @@ void Controller::Impl::finish(Seconds now) {
   rec.ettr = spans > 0 ? std::min(1.0, kept / spans) : 0;
   telemetry.finish(now, cluster_view(), [this](int j) { return job_view(j); });
   rec.preflight_costs = preflight::difference_costs(sc.topology, sc.preflight, rec);
+  if (sc.cost.enabled) rec.cost = cost::compute_costs(sc.cost, cost::cost_input(rec, sc));
   rec.checks = evaluate_checks(sc.checks, rec);
 }
 

@@ -89,6 +89,15 @@ using Event = std::variant<Timer, JobProgress, CheckpointDone, JobCompleted, Job
                            LinkDown, LinkUp, CheckpointCorrupted, RestoredFrom, NetworkSample, NodeReimaged>;
 
 // --- actions: controller -> driver ----------------------------------------------------------------------------
+// A relaunch in another site than the job's last one: its checkpoint first crosses the inter-site link, from the
+// storage of `from_site` to that of `to_site` (Topology::sites()); `predicted` is bytes / link bandwidth + latency.
+struct CheckpointMove {
+  int from_site = -1;
+  int to_site = -1;
+  Bytes bytes;
+  Seconds predicted;
+};
+
 struct Launch {
   int job = 0;
   int attempt = 0;
@@ -101,6 +110,9 @@ struct Launch {
   Seconds snapshot = {};             // async only
   Seconds startup = {};              // launch or restart overhead before the first iteration
   IterationPlan plan = {};
+  std::optional<CheckpointMove> move = {};  // before the startup: the checkpoint moves between sites
+  // The move's predicted time and the startup overhead: what a driver without a network model waits before training.
+  Seconds startup_with_move() const { return startup + (move ? move->predicted : Seconds(0)); }
 };
 struct Kill {
   int job = 0;

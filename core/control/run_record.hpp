@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cost/cost_model.hpp"
 #include "core/model/units.hpp"
 #include "core/rollout/analysis.hpp"
 #include "core/telemetry/registry.hpp"
@@ -105,6 +106,11 @@ struct JobRecord {
   std::map<std::string, CauseTotals> by_cause;  // by fault kind
   std::vector<Segment> segments;
   std::vector<FailureRecord> failures;
+  // Two-site topologies: relaunches in the other site, whose checkpoint crossed the inter-site link first.
+  std::string site;                  // where its latest attempt ran ("" in a one-site topology or before a start)
+  int checkpoint_moves = 0;
+  Bytes checkpoint_moved_bytes;
+  Seconds checkpoint_move_time;      // predicted: bytes / link bandwidth + latency, per move
 };
 
 struct Sample {  // cluster state, recorded whenever it changes
@@ -126,6 +132,7 @@ struct CheckResult {
   bool passed = false;
   std::string message;
   std::string alert{};  // for alert.* metrics
+  std::string queue{};  // for queue.* metrics
 };
 
 struct AlertRuleRecord {  // an alert rule of the scenario, as exported to alerts.rules.yml
@@ -221,6 +228,7 @@ struct RunRecord {
   // Preflight: what each difference of the fleet cost, ranked (empty without a preflight section).
   std::vector<PreflightCost> preflight_costs;
   std::optional<RolloutRecord> rollout;  // the scenario's rollout; absent when it has none
+  std::optional<cost::CostReport> cost;  // what the run cost (core/cost); absent without a cost section
 
   bool all_checks_passed() const;
 };

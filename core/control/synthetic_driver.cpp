@@ -16,7 +16,7 @@ void SyntheticDriver::execute(const Action& a, Seconds now) {
   const JobSpec& spec = sc_.jobs[l->job];
   const double left = static_cast<double>(l->iterations - l->start_iteration);
   const Seconds run = spec.estimated_runtime ? *spec.estimated_runtime * (left / static_cast<double>(l->iterations))
-                                             : l->startup + l->plan.predicted_iteration * left;
+                                             : l->startup_with_move() + l->plan.predicted_iteration * left;
   completions_.push({now + run, seq_++, l->job, l->attempt});
 }
 

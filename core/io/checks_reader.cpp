@@ -16,7 +16,7 @@ constexpr CheckOp kOps[] = {CheckOp::Le, CheckOp::Lt, CheckOp::Ge, CheckOp::Gt, 
 }  // namespace
 
 std::vector<CheckSpec> read_checks(JsonObject& root, const std::vector<JobSpec>& jobs,
-                                   const std::vector<AlertSpec>& alerts) {
+                                   const std::vector<AlertSpec>& alerts, const std::vector<QueueSpec>& queues) {
   std::vector<CheckSpec> checks;
   if (!present(root, "checks")) return checks;
   const std::vector<std::string> metric_names = check_metric_names();
@@ -26,7 +26,7 @@ std::vector<CheckSpec> read_checks(JsonObject& root, const std::vector<JobSpec>&
   std::map<std::string, std::string> seen;
 
   for (const auto& [v, ptr] : root.array("checks", /*allow_empty=*/true)) {
-    auto o = open(*v, root.file(), ptr, {"name", "metric", "job", "alert", "op", "value"});
+    auto o = open(*v, root.file(), ptr, {"name", "metric", "job", "alert", "queue", "op", "value"});
     CheckSpec c;
     auto name = o.opt_str("name");
     c.metric = o.str("metric");
@@ -36,13 +36,15 @@ std::vector<CheckSpec> read_checks(JsonObject& root, const std::vector<JobSpec>&
                            in_quotes(c.metric) + suggestion(c.metric, metric_names));
     const bool per_job = metric->scope == MetricScope::Job;
     const bool per_alert = metric->scope == MetricScope::Alert;
+    const bool per_queue = metric->scope == MetricScope::Queue;
     if (per_job) {
       c.job = o.str("job");
       if (std::find(job_names.begin(), job_names.end(), c.job) == job_names.end())
         o.fail("job", "the name of one of the scenario's jobs (" + list_names(job_names) + "); " + in_quotes(c.job) +
                           " is not one" + suggestion(c.job, job_names));
     } else if (present(o, "job")) {
-      o.fail("job", std::string("no \"job\" for the ") + (per_alert ? "alert metric " : "cluster-wide metric ") +
+      o.fail("job", std::string("no \"job\" for the ") +
+                        (per_alert ? "alert metric " : per_queue ? "queue metric " : "cluster-wide metric ") +
                         in_quotes(c.metric) + " (only job.* metrics take one)");
     }
     if (per_alert) {
@@ -55,6 +57,17 @@ std::vector<CheckSpec> read_checks(JsonObject& root, const std::vector<JobSpec>&
                             in_quotes(c.alert) + " is not one" + suggestion(c.alert, alert_names));
     } else if (present(o, "alert")) {
       o.fail("alert", "no \"alert\" for the metric " + in_quotes(c.metric) + " (only alert.* metrics take one)");
+    }
+
+    if (per_queue) {
+      std::vector<std::string> queue_names;
+      for (const auto& q : queues) queue_names.push_back(q.name);
+      c.queue = o.str("queue");
+      if (std::find(queue_names.begin(), queue_names.end(), c.queue) == queue_names.end())
+        o.fail("queue", "the name of one of the scenario's queues (" + list_names(queue_names) + "); " +
+                            in_quotes(c.queue) + " is not one" + suggestion(c.queue, queue_names));
+    } else if (present(o, "queue")) {
+      o.fail("queue", "no \"queue\" for the metric " + in_quotes(c.metric) + " (only queue.* metrics take one)");
     }
 
     auto op = o.str("op");
@@ -72,14 +85,19 @@ std::vector<CheckSpec> read_checks(JsonObject& root, const std::vector<JobSpec>&
           o.fail("value", "a non-negative number of GPU-hours, found " + value.dump());
         c.value = value.get<double>();
         break;
+      case MetricUnit::Money:
+        if (!value.is_number() || !(value.get<double>() >= 0))
+          o.fail("value", "a non-negative amount in the cost section's currency, found " + value.dump());
+        c.value = value.get<double>();
+        break;
     }
     o.finish();
 
     if (name) {
       c.name = *name;
     } else {
-      const std::string subject = per_job ? c.job : per_alert ? c.alert : "";
-      c.name = c.metric + (per_job || per_alert ? "(" + subject + ")" : "") + " " + op + " " + str_of(value);
+      const std::string subject = per_job ? c.job : per_alert ? c.alert : per_queue ? c.queue : "";
+      c.name = c.metric + (subject.empty() ? "" : "(" + subject + ")") + " " + op + " " + str_of(value);
     }
     if (auto it = seen.find(c.name); it != seen.end()) {
       if (name)

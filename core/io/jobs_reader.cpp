@@ -88,7 +88,7 @@ std::vector<JobSpec> read_jobs(JsonObject& root, const std::vector<QueueSpec>& q
   for (const auto& [v, ptr] : root.array("jobs")) {
     auto o = open(*v, root.file(), ptr,
                   {"name", "queue", "priority", "priority_class", "submit", "gpus", "model", "parallel", "iterations",
-                   "global_batch", "seq_len", "checkpoint", "estimated_runtime", "topology"});
+                   "global_batch", "seq_len", "checkpoint", "estimated_runtime", "topology", "site", "span_sites"});
     JobSpec j;
     j.name = o.str("name");
     if (auto it = seen.find(j.name); it != seen.end())
@@ -133,6 +133,9 @@ std::vector<JobSpec> read_jobs(JsonObject& root, const std::vector<QueueSpec>& q
     if (present(o, "checkpoint")) read_checkpoint(o, j);
     j.estimated_runtime = opt_positive_seconds(o, "estimated_runtime");
     if (present(o, "topology")) j.topology = read_job_topology(o);
+    j.site = o.opt_str("site").value_or("");  // checked against the topology's sites once it is read
+    j.span_sites = o.opt_boolean("span_sites").value_or(false);
+    if (!j.site.empty() && j.span_sites) o.fail("span_sites", "no \"span_sites\" for a job pinned to a \"site\"");
     o.finish();
 
     const auto& p = j.parallel;

@@ -85,7 +85,8 @@ SchedulerOptions read_scheduler(JsonObject& root) {
   if (!present(root, "scheduler")) return s;
   auto o = open_child(
       root, "scheduler",
-      {"ordering", "fair_share_half_life", "backfill", "placement", "preemption_exempt_time", "victim_order"});
+      {"ordering", "fair_share_half_life", "backfill", "placement", "preemption_exempt_time", "victim_order",
+       "overflow"});
   if (present(o, "ordering"))
     s.ordering = choice(o, "ordering", {"priority", "fair_share"}, "a queue ordering") == 0 ? QueueOrdering::Priority
                                                                                             : QueueOrdering::FairShare;
@@ -100,6 +101,7 @@ SchedulerOptions read_scheduler(JsonObject& root) {
   if (present(o, "victim_order"))
     s.victim_order =
         static_cast<VictimOrder>(choice(o, "victim_order", {"kueue", "least_work_lost"}, "a victim order"));
+  s.overflow = o.opt_boolean("overflow").value_or(true);
   o.finish();
   return s;
 }

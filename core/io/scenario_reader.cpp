@@ -64,6 +64,15 @@ void check_against_topology(JsonObject& root, const Scenario& s, const std::vect
                        "at most the cluster's " + std::to_string(t.total_gpus()) + " GPUs (" +
                            std::to_string(t.nodes().size()) + " nodes x " + std::to_string(per_node) + "), found " +
                            std::to_string(j.gpus));
+    if (!j.site.empty()) {
+      std::vector<std::string> sites;
+      for (const auto& site : t.sites()) sites.push_back(site.name);
+      if (std::find(sites.begin(), sites.end(), j.site) == sites.end())
+        throw InputError(root.file(), ptr + "/site",
+                         (sites.empty() ? std::string("no \"site\": the topology has one site")
+                                        : "one of the topology's sites (" + list_names(sites) + ")") +
+                             "; " + in_quotes(j.site) + " is not one" + suggestion(j.site, sites));
+    }
     const auto& tc = j.topology;
     if (tc.max_leaf_groups > 0 && tc.required && !tc.max_wait && j.gpus > per_node) {
       std::vector<long long> sizes(t.groups(), 0);
@@ -112,7 +121,7 @@ Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
       doc, file, "",
       {"name", "description", "seed", "topology", "queues", "priority_classes", "scheduler", "jobs", "faults",
        "stochastic", "recovery", "perf", "comm", "sim", "telemetry", "alerts", "checks", "workload", "preflight",
-       "secrets", "rollout", "noise"});
+       "secrets", "rollout", "noise", "cost"});
   Scenario s;
   s.source_file = file;
   s.name = root.str("name");
@@ -142,9 +151,10 @@ Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
   s.sim = reader::read_sim(root);
   s.telemetry = reader::read_telemetry(root);
   s.alerts = reader::read_alerts(root);
-  s.checks = reader::read_checks(root, s.jobs, s.alerts);
+  s.checks = reader::read_checks(root, s.jobs, s.alerts, s.queues);
   s.topology = read_scenario_topology(root);
   s.preflight = reader::read_preflight(root, s.topology);
+  s.cost = reader::read_cost(root, s.topology);
   read_secrets(root, s.jobs);  // checked here, so every command refuses a bad section; only `real` needs them
   reader::read_rollout(root, s);  // appends the canary and baseline copies
   job_sources.resize(s.jobs.size(), JobSource{"/rollout/canary"});

@@ -53,6 +53,9 @@ std::vector<AlertSpec> read_alerts(JsonObject& root);
 
 // checks_reader.cpp: metrics from core/control/check_metrics.hpp; jobs and alerts named must exist.
 std::vector<CheckSpec> read_checks(JsonObject& root, const std::vector<JobSpec>& jobs,
-                                   const std::vector<AlertSpec>& alerts);
+                                   const std::vector<AlertSpec>& alerts, const std::vector<QueueSpec>& queues);
+
+// cost_reader.cpp: the prices (docs/cost.md); sites are the topology's, so it is read after it.
+cost::Prices read_cost(JsonObject& root, const Topology& topology);
 
 }  // namespace tt::reader

@@ -32,8 +32,15 @@
 //                      A link touching a GPU or NVSwitch is a Nic link, any other a Fabric link. Every node must be
 //                      reachable from every other.
 // Node and switch names may not contain '/' or '~' and may not be "storage".
+// "sites" (two sites under one scheduler, core/topo/sites.hpp; docs/sites.md); no "gpu" or latencies of its own:
+//   sites              array of exactly two {"name": string without '.', '/', '~' (unique),
+//                      "topology": a topology object of any other generator (same GPU and gpus_per_node in both),
+//                      "gateway": a leaf or spine name of that fabric, default its first spine, else first leaf}
+//   inter_site         object, required: {"bandwidth": bandwidth > 0 per direction, "latency": duration >= 0}
 #include <boost/graph/connected_components.hpp>
 #include <set>
+
+#include "core/topo/sites.hpp"
 
 #include "core/io/json_reader.hpp"
 #include "core/io/scenario_reader.hpp"
@@ -249,6 +256,54 @@ Topology read_explicit(JsonObject& o, const FabricParams& p) {
   return t;
 }
 
+Topology read_sites(JsonObject& o, const std::string& name) {
+  std::vector<SiteFabric> sites;
+  const auto values = o.array("sites");
+  if (values.size() != 2)
+    o.fail("sites", "exactly two sites (a private and a cloud one), found " + std::to_string(values.size()));
+  std::set<std::string> names;
+  for (const auto& [value, pointer] : values) {
+    JsonObject site(*value, o.file(), pointer);
+    SiteFabric f;
+    f.name = site.str("name");
+    if (f.name.empty() || f.name.find_first_of("./~") != std::string::npos)
+      site.fail("name", "a non-empty site name without '.', '/' or '~', found \"" + f.name + "\"");
+    if (!names.insert(f.name).second)
+      site.fail("name", "a site name not used by the other site (its nodes would be in two sites); \"" + f.name +
+                            "\" is already used");
+    const auto& inner = site.raw("topology");
+    if (!inner.is_object()) site.fail("topology", "a topology object, found " + std::string(inner.type_name()));
+    if (inner.contains("generator") && inner["generator"] == "sites")
+      site.fail("topology", "a single-site topology (a site may not hold sites)");
+    f.fabric = read_topology(inner, o.file(), site.child_pointer("topology"));
+    if (auto gw = site.opt_str("gateway")) {
+      const int v = f.fabric.find_vertex(*gw);
+      const auto kind = v < 0 ? VertexKind::Gpu : f.fabric.graph()[static_cast<VertexId>(v)].kind;
+      if (kind != VertexKind::Leaf && kind != VertexKind::Spine)
+        site.fail("gateway", "the name of a leaf or spine switch of the site's fabric, found \"" + *gw + "\"");
+      f.gateway = *gw;
+    }
+    site.finish();
+    if (!sites.empty()) {
+      const Topology& a = sites[0].fabric;
+      if (a.gpu().name != f.fabric.gpu().name || a.gpus_per_node() != f.fabric.gpus_per_node())
+        throw InputError(o.file(), site.child_pointer("topology"),
+                         "the same GPU and GPUs per node as the first site (" + a.gpu().name + " x " +
+                             std::to_string(a.gpus_per_node()) + "), found " + f.fabric.gpu().name + " x " +
+                             std::to_string(f.fabric.gpus_per_node()));
+    }
+    sites.push_back(std::move(f));
+  }
+  auto link = o.object("inter_site");
+  InterSiteLink l;
+  l.bandwidth = link.bandwidth("bandwidth");
+  l.latency = link.seconds("latency");
+  if (!(l.latency.value >= 0)) link.fail("latency", "a duration >= 0");
+  link.finish();
+  o.finish();
+  return join_sites(name, sites, l);
+}
+
 }  // namespace
 
 Topology read_topology(const nlohmann::json& doc, const std::string& file, const std::string& pointer) {
@@ -257,10 +312,11 @@ Topology read_topology(const nlohmann::json& doc, const std::string& file, const
   p.name = o.str("name");
   auto generator = o.str("generator");
   if (generator != "rail-optimized" && generator != "leaf-spine" && generator != "nvlink-rack" &&
-      generator != "single-node" && generator != "explicit")
+      generator != "single-node" && generator != "explicit" && generator != "sites")
     o.fail("generator",
-           "one of \"rail-optimized\", \"leaf-spine\", \"nvlink-rack\", \"single-node\", \"explicit\", found \"" +
-               generator + "\"");
+           "one of \"rail-optimized\", \"leaf-spine\", \"nvlink-rack\", \"single-node\", \"explicit\", " +
+               std::string("\"sites\", found \"") + generator + "\"");
+  if (generator == "sites") return read_sites(o, p.name);
   p.gpu = read_gpu(o);
   p.nvlink_latency = o.opt_seconds("nvlink_latency").value_or(Seconds(0.5e-6));
   p.link_latency = o.opt_seconds("link_latency").value_or(Seconds(1e-6));

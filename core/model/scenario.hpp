@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/cost/prices.hpp"
 #include "core/model/alert_spec.hpp"
 #include "core/model/comm.hpp"
 #include "core/model/model_spec.hpp"
@@ -71,6 +72,9 @@ struct SchedulerOptions {
   // Among victims of one kind (from a borrowing queue, or from the job's own queue) and one priority: Kueue takes the
   // most recently admitted first; LeastWorkLost takes the one with the least work since its last checkpoint first.
   VictimOrder victim_order = VictimOrder::Kueue;
+  // Two-site topologies (docs/sites.md): false keeps every job in the first site; the other site is then not
+  // provisioned (no job runs there, the cost model does not bill it). Without sites it changes nothing.
+  bool overflow = true;
 };
 
 struct Parallelism {
@@ -100,6 +104,9 @@ struct JobSpec {
   // Declared run time (Slurm --time), for backfill; unset: estimated by the performance model.
   std::optional<Seconds> estimated_runtime;
   TopologyConstraint topology;
+  // Two-site topologies (docs/sites.md): a job runs within one site unless span_sites; `site` pins it to one.
+  std::string site;
+  bool span_sites = false;
 };
 
 // What fails (core/fault/fault_kind.hpp says which component each names and how it is detected).
@@ -185,6 +192,7 @@ struct CheckSpec {
   CheckOp op = CheckOp::Le;
   double value = 0;   // in SI base units (seconds, GPU-hours, ratios, counts)
   std::string alert{};  // for alert.* metrics: the name of one of the scenario's alert rules
+  std::string queue{};  // for queue.* metrics: the name of one of the scenario's queues
 };
 
 struct SimOptions {
@@ -216,6 +224,7 @@ struct Scenario {
   std::vector<CheckSpec> checks;
   preflight::TwinPreflight preflight;  // the nodes' releases and gating (docs/preflight.md); off when absent
   rollout::Rollout rollout;  // canary rollout, release effects, run-to-run noise (docs/rollout.md); off when absent
+  cost::Prices cost;         // the cost section (docs/cost.md); off when absent
 };
 
 }  // namespace tt

@@ -22,6 +22,8 @@ const char* to_string(WaitKind k) {
       return "behind";
     case WaitKind::Preempted:
       return "preempted";
+    case WaitKind::Site:
+      return "site";
   }
   return "?";
 }
@@ -65,6 +67,9 @@ std::string describe(const PendingReason& r, const std::vector<std::string>& job
       return "behind " + job(r.job) + " (priority " + s(r.a) + "), which waits for capacity";
     case WaitKind::Preempted:
       return "preempted by " + job(r.job);
+    case WaitKind::Site:
+      return "waiting for " + s(r.a) + " GPUs within one site: they are free only across sites, and the job may " +
+             "not span sites";
   }
   return "?";
 }

@@ -19,6 +19,7 @@ enum class WaitKind : unsigned char {
   Reservation,    // behind the reservation of `job` until `until`
   Behind,         // behind `job` (priority a), which waits for capacity; backfill is off
   Preempted,      // preempted by `job`
+  Site,           // the GPUs are free, but only across sites: a = needed; the job may not span sites (docs/sites.md)
 };
 const char* to_string(WaitKind k);  // "quota", "strict_fifo", "capacity", ... (report keys)
 

@@ -77,6 +77,34 @@ PendingReason topology_failure(const ClusterState& state, const PlacementRequest
   return r;
 }
 
+// The lowest node at or after the request's first node with exactly `count` free GPUs, inside its range; -1.
+int next_in_range(const ClusterState& state, const PlacementRequest& req, int count) {
+  const int node = state.next_node_with_free(count, req.first_node - 1);
+  return node >= 0 && req.in_range(node) ? node : -1;
+}
+
+// best_fit_group() within the request's groups.
+int best_fit_in_range(const ClusterState& state, const PlacementRequest& req, int whole_nodes) {
+  if (!req.ranged()) return state.best_fit_group(whole_nodes);
+  int best = -1, best_whole = 0;
+  state.for_each_group_most_whole_first([&](int g, int whole) {
+    if (whole < whole_nodes) return false;
+    if (req.group_in_range(g) && (best < 0 || whole < best_whole || (whole == best_whole && g < best)))
+      best = g, best_whole = whole;
+    return true;
+  });
+  return best;
+}
+
+PendingReason range_shortage(const ClusterState& state, int gpus) {
+  PendingReason r;
+  r.kind = WaitKind::Capacity;
+  r.gpus_per_node = state.gpus_per_node();
+  r.a = gpus;
+  r.b = state.total_free_gpus();
+  return r;
+}
+
 }  // namespace
 
 PlacementOutcome PackPlacement::place(const ClusterState& state, const PlacementRequest& req) const {
@@ -84,7 +112,7 @@ PlacementOutcome PackPlacement::place(const ClusterState& state, const Placement
   PlacementOutcome out;
   if (req.gpus <= gpn) {
     for (int c = req.gpus; c <= gpn; ++c) {
-      int node = state.next_node_with_free(c);
+      int node = next_in_range(state, req, c);
       if (node >= 0) {
         take_node(state, node, req.gpus, out.gpus);
         return out;
@@ -96,7 +124,7 @@ PlacementOutcome PackPlacement::place(const ClusterState& state, const Placement
   const int k = req.gpus / gpn;
   out.why = whole_node_shortage(state, req.gpus, k);
   if (out.why.kind != WaitKind::None) return out;
-  if (int g = state.best_fit_group(k); g >= 0) {
+  if (int g = best_fit_in_range(state, req, k); g >= 0) {
     take_whole_nodes(state, g, k, out.gpus);
     return out;
   }
@@ -108,10 +136,15 @@ PlacementOutcome PackPlacement::place(const ClusterState& state, const Placement
   int covered = 0;
   state.for_each_group_most_whole_first([&](int g, int whole) {
     if (whole == 0) return false;
+    if (!req.group_in_range(g)) return true;
     chosen.push_back(g);
     covered += whole;
     return covered < k;
   });
+  if (covered < k) {  // only with a range: the whole cluster has them (whole_node_shortage)
+    out.why = range_shortage(state, req.gpus);
+    return out;
+  }
   if (req.max_groups > 0 && static_cast<int>(chosen.size()) > req.max_groups) {
     out.why = topology_failure(state, req, k);
     return out;
@@ -127,7 +160,7 @@ PlacementOutcome SpreadPlacement::place(const ClusterState& state, const Placeme
   PlacementOutcome out;
   if (req.gpus <= gpn) {
     for (int c = gpn; c >= req.gpus; --c) {
-      int node = state.next_node_with_free(c);
+      int node = next_in_range(state, req, c);
       if (node >= 0) {
         take_node(state, node, req.gpus, out.gpus);
         return out;
@@ -146,6 +179,7 @@ PlacementOutcome SpreadPlacement::place(const ClusterState& state, const Placeme
   int covered = 0;
   state.for_each_group_most_whole_first([&](int g, int whole) {
     if (whole == 0 || (req.max_groups > 0 && static_cast<int>(groups.size()) == req.max_groups)) return false;
+    if (!req.group_in_range(g)) return true;
     groups.push_back({g, whole});
     covered += whole;
     return true;

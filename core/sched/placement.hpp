@@ -13,6 +13,13 @@ namespace tt {
 struct PlacementRequest {
   int gpus = 0;
   int max_groups = 0;  // whole-node jobs: at most this many leaf groups (Slurm --switches); 0: any
+  // Only nodes [first_node, end_node) and leaf groups [first_group, end_group): one site (core/topo/sites.hpp), whose
+  // nodes and groups are contiguous. end_node < 0: every node.
+  int first_node = 0, end_node = -1;
+  int first_group = 0, end_group = -1;
+  bool in_range(int node) const { return node >= first_node && (end_node < 0 || node < end_node); }
+  bool group_in_range(int g) const { return g >= first_group && (end_group < 0 || g < end_group); }
+  bool ranged() const { return end_node >= 0; }
 };
 
 struct PlacementOutcome {

@@ -235,14 +235,37 @@ void Scheduler::set_shadow(bool on, Pass& p) {
   p.shadow_on = on;
 }
 
+// Each allowed site in turn; when none fits the job but the cluster as a whole would, the job waits for a site.
+PlacementOutcome Scheduler::place_in_one_site(const Job& x, const PlacementRequest& req, Pass& p) const {
+  for (int s = 0; s < static_cast<int>(sites_.size()); ++s) {
+    if (x.spec.site >= 0 && s != x.spec.site) continue;
+    PlacementRequest in = req;
+    in.first_node = sites_[s].first_node;
+    in.end_node = sites_[s].end_node;
+    in.first_group = sites_[s].first_group;
+    in.end_group = sites_[s].end_group;
+    PlacementOutcome out = placement_->place(*p.cluster, in);
+    if (!out.gpus.empty()) return out;
+  }
+  PlacementOutcome anywhere = placement_->place(*p.cluster, req);
+  if (anywhere.gpus.empty()) return anywhere;
+  PlacementOutcome out;
+  out.why.kind = WaitKind::Site;
+  out.why.a = x.spec.gpus;
+  out.why.gpus_per_node = p.cluster->gpus_per_node();
+  return out;
+}
+
 PlacementOutcome Scheduler::place(const Job& x, Pass& p) const {
   const auto& t = x.spec.topology;
   PlacementRequest req{x.spec.gpus, t.max_leaf_groups};
   if (t.required && t.max_wait && p.now >= x.enqueued + *t.max_wait) req.max_groups = 0;
-  PlacementOutcome out = placement_->place(*p.cluster, req);
+  const bool one_site = !sites_.empty() && (x.spec.one_site || x.spec.site >= 0);
+  auto attempt = [&] { return one_site ? place_in_one_site(x, req, p) : placement_->place(*p.cluster, req); };
+  PlacementOutcome out = attempt();
   if (out.gpus.empty() && !t.required && req.max_groups > 0) {
     req.max_groups = 0;
-    out = placement_->place(*p.cluster, req);
+    out = attempt();
   }
   if (out.why.kind == WaitKind::Topology && t.required && t.max_wait) out.why.until = x.enqueued + *t.max_wait;
   return out;

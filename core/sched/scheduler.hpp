@@ -33,6 +33,16 @@ struct SchedJob {
   int priority = 0;
   int gpus = 0;
   TopologyConstraint topology{};
+  // Multi-site topologies (Scheduler::set_sites): the job's GPUs all lie in one site unless it may span sites;
+  // `site` >= 0 pins it to that site.
+  bool one_site = false;
+  int site = -1;
+};
+
+// A site's nodes and leaf groups, contiguous (core/topo/sites.hpp).
+struct SiteRange {
+  int first_node = 0, end_node = 0;
+  int first_group = 0, end_group = 0;
 };
 
 struct ScheduleResult {
@@ -67,6 +77,8 @@ class Scheduler {
   void set_estimated_end(int job, Seconds end);  // a better estimate, e.g. once the job is placed
   void set_remaining(int job, Seconds runtime);  // a waiting job's estimated run time (after a preemption)
   void capacity_changed() { dirty_ = true; }     // a node went down or came back
+  // The topology's sites, in preference order (a one-site job goes to the first site it fits in); none: one site.
+  void set_sites(std::vector<SiteRange> sites) { sites_ = std::move(sites); }
   ScheduleResult schedule(Seconds now, ClusterState& cluster);
   std::optional<Seconds> next_deadline() const;  // a topology constraint is relaxed then
 
@@ -111,6 +123,7 @@ class Scheduler {
   void start(int job, std::vector<int> gpus, Pass& p);
   bool try_preempt(int job, Pass& p);
   PlacementOutcome place(const Job& x, Pass& p) const;
+  PlacementOutcome place_in_one_site(const Job& x, const PlacementRequest& req, Pass& p) const;
   void set_shadow(bool on, Pass& p);
   void wait(int job, PendingReason why, Pass& p);
   void charge(int queue, int gpus);
@@ -138,6 +151,7 @@ class Scheduler {
   std::vector<double> decayed_;  // fair share: decayed GPU-seconds per queue
   Seconds usage_at_;
   std::optional<Reservation> reservation_;
+  std::vector<SiteRange> sites_;
   std::int64_t next_order_ = 1;
   std::int64_t next_head_order_ = INT64_MIN / 2;
   int pending_count_ = 0;

@@ -126,8 +126,10 @@ Figure read_figure(const json& v, const std::string& file, const std::string& pt
     if (m->scope == MetricScope::Alert) f.alert = o.str("alert");
     if (m->scope != MetricScope::Job && o.has("job")) o.fail("job", "no job: " + f.metric + " names none");
     if (m->scope != MetricScope::Alert && o.has("alert")) o.fail("alert", "no alert: " + f.metric + " names none");
+    if (m->scope == MetricScope::Queue) f.queue = o.str("queue");
     for (const char* k : {"stat", "queue"})
-      if (o.has(k)) o.fail(k, "nothing of \"jobs\" with \"metric\"");
+      if (o.has(k) && !(m->scope == MetricScope::Queue && std::string(k) == "queue"))
+        o.fail(k, "nothing of \"jobs\" with \"metric\"");
     f.duration = m->unit == MetricUnit::Duration;
   } else if (o.has("report")) {
     f.source = Figure::Source::Report;

@@ -21,7 +21,7 @@ struct Parameter {
 };
 
 // A figure of one run. Exactly one source:
-//  Metric: a check metric (core/control/check_metrics.hpp) of the cluster, a job or an alert rule;
+//  Metric: a check metric (core/control/check_metrics.hpp) of the cluster, a job, an alert rule or a queue;
 //  Report: a number at a JSON pointer of report.json;
 //  Jobs:   a statistic over one numeric field of report.json's jobs (optionally of one queue).
 struct Figure {
@@ -30,7 +30,8 @@ struct Figure {
   Source source = Source::Metric;
   std::string metric, job, alert;  // Metric
   std::string pointer;             // Report
-  std::string field, stat, queue;  // Jobs: stat is mean, min, max, sum, count or pNN (0 < NN <= 100)
+  std::string field, stat, queue;  // Jobs: stat is mean, min, max, sum, count or pNN (0 < NN <= 100); queue: also
+                                   // the queue of a queue.* Metric
   bool duration = false;           // its value is seconds (constraints may then be written "1h")
 };
 

@@ -46,6 +46,8 @@ Topology::Topology(const Topology& other)
       groups_(other.groups_),
       storage_(other.storage_),
       has_storage_(other.has_storage_),
+      sites_(other.sites_),
+      inter_site_link_(other.inter_site_link_),
       vertex_index_(other.vertex_index_),
       node_index_(other.node_index_),
       link_index_(other.link_index_),
@@ -74,6 +76,8 @@ Topology& Topology::operator=(Topology&& other) {
   groups_ = other.groups_;
   storage_ = other.storage_;
   has_storage_ = other.has_storage_;
+  sites_ = std::move(other.sites_);
+  inter_site_link_ = other.inter_site_link_;
   vertex_index_ = std::move(other.vertex_index_);
   node_index_ = std::move(other.node_index_);
   link_index_ = std::move(other.link_index_);
@@ -112,6 +116,7 @@ int Topology::Builder::add_node(const std::string& name, int group, Seconds nvli
   NodeInfo info;
   info.name = name;
   info.group = group;
+  info.site = t.sites_.empty() ? 0 : static_cast<int>(t.sites_.size()) - 1;
   for (int i = 0; i < t.gpus_per_node_; ++i) {
     VertexProps p{VertexKind::Gpu, name + "/gpu" + std::to_string(i), node, i, group};
     info.gpus.push_back(add_vertex_named(t.graph_, t.vertex_index_, std::move(p)));
@@ -127,6 +132,11 @@ int Topology::Builder::add_node(const std::string& name, int group, Seconds nvli
   }
   t.node_index_.emplace(name, node);
   t.nodes_.push_back(std::move(info));
+  if (!t.sites_.empty()) {
+    SiteInfo& site = t.sites_.back();
+    site.end_node = node + 1;
+    site.end_group = std::max(site.end_group, group + 1);
+  }
   return node;
 }
 
@@ -139,11 +149,25 @@ VertexId Topology::Builder::add_switch(VertexKind kind, const std::string& name,
 }
 
 VertexId Topology::Builder::add_storage(const std::string& name) {
-  if (t.has_storage_) throw std::invalid_argument("a topology has at most one storage vertex");
-  t.storage_ = add_vertex_named(t.graph_, t.vertex_index_, VertexProps{VertexKind::Storage, name, -1, -1, -1});
+  const bool site_has = t.sites_.empty() ? t.has_storage_ : t.sites_.back().has_storage;
+  if (site_has) throw std::invalid_argument("a topology (or a site) has at most one storage vertex");
+  VertexId v = add_vertex_named(t.graph_, t.vertex_index_, VertexProps{VertexKind::Storage, name, -1, -1, -1});
+  if (!t.has_storage_) t.storage_ = v;
   t.has_storage_ = true;
+  if (!t.sites_.empty()) {
+    t.sites_.back().has_storage = true;
+    t.sites_.back().storage = v;
+  }
   t.kind_count_[static_cast<int>(VertexKind::Storage)] += 1;
-  return t.storage_;
+  return v;
+}
+
+void Topology::Builder::begin_site(const std::string& name) {
+  SiteInfo site;
+  site.name = name;
+  site.first_node = site.end_node = static_cast<int>(t.nodes_.size());
+  site.first_group = site.end_group = t.sites_.empty() ? 0 : t.sites_.back().end_group;
+  t.sites_.push_back(std::move(site));
 }
 
 EdgeId Topology::Builder::add_link(VertexId a, VertexId b, LinkKind kind, const std::string& name, BytesPerSecond bw,
@@ -308,7 +332,7 @@ BytesPerSecond Topology::bisection_bandwidth() const {
   long long total = 1;
   for (EdgeId e : edges_) {
     VertexId a = boost::source(e, graph_), b = boost::target(e, graph_);
-    if (has_storage_ && (a == storage_ || b == storage_)) continue;
+    if (graph_[a].kind == VertexKind::Storage || graph_[b].kind == VertexKind::Storage) continue;
     long long cap = std::llround(graph_[e].bandwidth.value);
     add_arc(a, b, cap);
     add_arc(b, a, cap);

@@ -48,6 +48,17 @@ struct NodeInfo {
   std::vector<VertexId> gpus;     // in local order
   VertexId nvswitch;
   int group = 0;                  // leaf group (scalable unit / rack); nodes of one group share leaf switches
+  int site = 0;                   // index into Topology::sites(); 0 in a one-site topology
+};
+
+// A site of a multi-site topology (core/topo/sites.hpp): its own fabric and storage target. Nodes of a site are
+// contiguous (first_node .. end_node - 1), and so are its leaf groups.
+struct SiteInfo {
+  std::string name;
+  int first_node = 0, end_node = 0;
+  int first_group = 0, end_group = 0;
+  bool has_storage = false;
+  VertexId storage = 0;  // meaningful only when has_storage
 };
 
 // A route between two vertices: the links in order, each with the direction it is crossed in.
@@ -78,6 +89,11 @@ class Topology {
   bool has_storage() const { return has_storage_; }
   VertexId storage() const { return storage_; }  // meaningful only when has_storage()
   BytesPerSecond storage_bandwidth() const;       // sum over the storage vertex's links; zero without storage
+  // Sites: empty for a one-site topology (every generator but join_sites, core/topo/sites.hpp). Otherwise each node's
+  // NodeInfo::site indexes this list, storage() is the first site's, and inter_site_link() joins the sites.
+  const std::vector<SiteInfo>& sites() const { return sites_; }
+  int site_count() const { return sites_.empty() ? 1 : static_cast<int>(sites_.size()); }
+  int inter_site_link() const { return inter_site_link_; }  // edge index, -1 without sites
 
   VertexId gpu_vertex(int node, int local) const { return nodes_[node].gpus[local]; }
   int find_vertex(const std::string& name) const;  // -1 when absent
@@ -122,6 +138,8 @@ class Topology {
   int groups_ = 0;
   VertexId storage_ = 0;
   bool has_storage_ = false;
+  std::vector<SiteInfo> sites_;
+  int inter_site_link_ = -1;
   std::unordered_map<std::string, int> vertex_index_;
   std::unordered_map<std::string, int> node_index_;
   std::unordered_map<std::string, int> link_index_;
@@ -139,7 +157,10 @@ struct Topology::Builder {
   // "<name>/gpu<i>~<name>/nvswitch" at the GPU's NVLink bandwidth.
   int add_node(const std::string& name, int group, Seconds nvlink_latency);
   VertexId add_switch(VertexKind kind, const std::string& name, int group = -1);
-  VertexId add_storage(const std::string& name);  // at most one
+  VertexId add_storage(const std::string& name);  // at most one (one per site after begin_site)
+  // Starts a site: nodes added from now on belong to it (core/topo/sites.hpp).
+  void begin_site(const std::string& name);
+  void set_inter_site_link(int edge) { t.inter_site_link_ = edge; }
   EdgeId add_link(VertexId a, VertexId b, LinkKind kind, const std::string& name, BytesPerSecond bw, Seconds lat);
   Topology build() &&;
 };

@@ -60,7 +60,10 @@ TEST_CASE("check metrics: names are unique, carry their scope's prefix and time 
   for (const auto& m : check_metrics()) {
     INFO(m.name);
     CHECK(names.insert(m.name).second);
-    const char* prefix = m.scope == MetricScope::Job ? "job." : m.scope == MetricScope::Alert ? "alert." : "cluster.";
+    const char* prefix = m.scope == MetricScope::Job     ? "job."
+                         : m.scope == MetricScope::Alert ? "alert."
+                         : m.scope == MetricScope::Queue ? "queue."
+                                                         : "cluster.";
     CHECK(m.name.rfind(prefix, 0) == 0);
     CHECK(m.measure != nullptr);
     CHECK(find_check_metric(m.name) == &m);
@@ -108,6 +111,7 @@ TEST_CASE("check metrics: the scenario reader takes every metric of the table, w
     nlohmann::json check = {{"metric", m.name}, {"op", "<="}};
     if (m.scope == MetricScope::Job) check["job"] = "j";
     if (m.scope == MetricScope::Alert) check["alert"] = "A";
+    if (m.scope == MetricScope::Queue) check["queue"] = "q";
     const double expected = m.unit == MetricUnit::Duration ? 3600 : m.unit == MetricUnit::Ratio ? 0.5 : 3;
     check["value"] = m.unit == MetricUnit::Duration ? nlohmann::json("1h") : nlohmann::json(expected);
     doc["checks"] = nlohmann::json::array({check});
@@ -117,5 +121,6 @@ TEST_CASE("check metrics: the scenario reader takes every metric of the table, w
     CHECK(s.checks[0].value == expected);
     CHECK(s.checks[0].job == (m.scope == MetricScope::Job ? "j" : ""));
     CHECK(s.checks[0].alert == (m.scope == MetricScope::Alert ? "A" : ""));
+    CHECK(s.checks[0].queue == (m.scope == MetricScope::Queue ? "q" : ""));
   }
 }
