@@ -10,8 +10,10 @@
 #include <stdexcept>
 
 #include "core/drive/drive_loop.hpp"
+#include "core/drive/pool_effects.hpp"
 #include "core/drive/preflight_effects.hpp"
 #include "core/io/input_error.hpp"
+#include "real/driver_pools.hpp"
 #include "real/metrics.hpp"
 #include "real/sys.hpp"
 #include "real/training.hpp"
@@ -75,8 +77,9 @@ void open_for_job_uids(const std::filesystem::path& run_dir) {
 class RealBackend final : public tt::Clock, public Executor {
  public:
   RealBackend(const Scenario& sc, Controller& ctl, const Options& opt, RunStats& stats)
-      : sc_(sc), ctl_(ctl), opt_(opt), stats_(stats), t0_(monotonic_seconds()), pool_(sc, opt, t0_) {
+      : sc_(sc), ctl_(ctl), opt_(opt), stats_(stats), t0_(monotonic_seconds()), pool_(sc, opt, t0_), slots_(sc) {
     pool_.log = [this](const std::string& line) { log(line); };
+    slots_.log = pool_.log;
     make_private_dirs(opt.run_dir);
     if (opt.job_uid_base >= 0) open_for_job_uids(opt.run_dir);
     if (opt.metrics_port >= 0) {
@@ -148,7 +151,8 @@ class RealBackend final : public tt::Clock, public Executor {
     return Seconds(t * opt_.time_scale);
   }
   bool busy() const override { return pool_.any_running(); }
-  void handled(const Event&, const std::vector<Action>&, Seconds) override {
+  void handled(const Event& e, const std::vector<Action>&, Seconds) override {
+    slots_.seen(e);
     ++stats_.controller_events;
     publish_metrics();
   }
@@ -162,7 +166,12 @@ class RealBackend final : public tt::Clock, public Executor {
   }
 
  private:
-  void run(const Launch& l) { pool_.launch(l, &stats_.workers_started); }
+  void run(const Launch& l) {
+    slots_.check(l);
+    pool_.launch(l, &stats_.workers_started);
+  }
+  void run(const ProvisionNode& p) { slots_.execute(p); }
+  void run(const ReleaseNode& r) { slots_.execute(r); }
   void run(const Kill& k) {
     const int before = pool_.live_workers();
     pool_.kill(k.job, k.attempt);
@@ -198,6 +207,7 @@ class RealBackend final : public tt::Clock, public Executor {
   double t0_;
   Seconds last_now_;
   WorkerPool pool_;
+  WorkerSlots slots_;  // node pools: the devices in service (real/driver_pools.hpp)
   std::deque<Event> events_;  // what the driver's own fault changes caused
   std::unique_ptr<MetricsServer> metrics_;
 };
@@ -234,7 +244,8 @@ RunStats run(const Scenario& scenario, Controller& controller, const Options& op
     FaultPlayer faults(scenario);
     RealBackend backend(scenario, controller, options, stats);
     PreflightEffects effects(scenario, backend);  // attention fallback: straggling GPUs (check_faults: no setup hang)
-    DriveLoop loop(controller, effects, backend, faults, scenario.sim.horizon);
+    PoolEffects pools(scenario, effects);         // provisioning delays, spot reclaims (docs/pools.md)
+    DriveLoop loop(controller, pools, backend, faults, scenario.sim.horizon);
     loop.record = options.on_event;
     backend.finish(loop.run());
   }

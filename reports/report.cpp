@@ -12,6 +12,7 @@
 #include "reports/events.hpp"
 #include "reports/html.hpp"
 #include "reports/junit.hpp"
+#include "reports/pools.hpp"
 #include "reports/prometheus.hpp"
 #include "reports/trace.hpp"
 
@@ -263,6 +264,7 @@ json report_json(const RunRecord& r) {
           {"decisions", decisions}};
   add_preflight_costs(report, r);
   if (r.rollout) report["rollout"] = rollout_json(*r.rollout);
+  if (!r.pools.empty()) report["pools"] = pools_json(r);
   return report;
 }
 

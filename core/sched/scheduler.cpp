@@ -235,14 +235,32 @@ void Scheduler::set_shadow(bool on, Pass& p) {
   p.shadow_on = on;
 }
 
+void Scheduler::set_node_tiers(std::vector<int> tiers) {
+  node_tiers_ = std::move(tiers);
+  max_tier_ = node_tiers_.empty() ? 0 : *std::max_element(node_tiers_.begin(), node_tiers_.end());
+  dirty_ = true;
+}
+
 PlacementOutcome Scheduler::place(const Job& x, Pass& p) const {
+  // Preferred tiers alone first: a copy of the cluster with the other tiers' nodes taking no work.
+  for (int tier = 0; tier < max_tier_ && !node_tiers_.empty(); ++tier) {
+    ClusterState preferred = *p.cluster;
+    for (int n = 0; n < preferred.nodes(); ++n)
+      if (node_tiers_[n] > tier && preferred.schedulable(n)) preferred.set_up(n, false);
+    PlacementOutcome out = place_on(x, p, preferred);
+    if (!out.gpus.empty()) return out;
+  }
+  return place_on(x, p, *p.cluster);
+}
+
+PlacementOutcome Scheduler::place_on(const Job& x, const Pass& p, const ClusterState& cluster) const {
   const auto& t = x.spec.topology;
   PlacementRequest req{x.spec.gpus, t.max_leaf_groups};
   if (t.required && t.max_wait && p.now >= x.enqueued + *t.max_wait) req.max_groups = 0;
-  PlacementOutcome out = placement_->place(*p.cluster, req);
+  PlacementOutcome out = placement_->place(cluster, req);
   if (out.gpus.empty() && !t.required && req.max_groups > 0) {
     req.max_groups = 0;
-    out = placement_->place(*p.cluster, req);
+    out = placement_->place(cluster, req);
   }
   if (out.why.kind == WaitKind::Topology && t.required && t.max_wait) out.why.until = x.enqueued + *t.max_wait;
   return out;
