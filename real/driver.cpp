@@ -179,7 +179,10 @@ class RealBackend final : public tt::Clock, public Executor {
         std::to_string(before - pool_.live_workers()) + " workers still running): " + k.reason);
   }
   void run(const Cordon& c) { log("cordon " + sc_.topology.nodes()[c.node].name + ": " + c.reason); }
-  void run(const Uncordon& u) { log("uncordon " + sc_.topology.nodes()[u.node].name); }
+  void run(const Uncordon& u) {
+    log("uncordon " + sc_.topology.nodes()[u.node].name);
+    slots_.execute(u);
+  }
   void run(const FireAlert& a) { log("alert " + a.name + " (" + a.severity + ") firing: " + a.summary); }
   void run(const ResolveAlert& a) { log("alert " + a.name + " resolved"); }
   void run(const Reimage& r) { log("reimage " + sc_.topology.nodes()[r.node].name + " to " + r.release); }

@@ -30,6 +30,10 @@ void WorkerSlots::execute(const Action& action) {
     if (log) log("provision " + sc_.topology.nodes()[p->node].name + " from pool " + sc_.pools[p->pool].name);
   } else if (const auto* r = std::get_if<ReleaseNode>(&action)) {
     set(r->node, false, "released to pool " + sc_.pools[r->pool].name);
+  } else if (const auto* u = std::get_if<Uncordon>(&action)) {
+    // The Controller uncordons a pool slot only once it is provisioned, before it launches anything there (the
+    // NodeProvisioned event reaches seen() only after its actions ran).
+    set(u->node, true, "provisioned");
   }
 }
 

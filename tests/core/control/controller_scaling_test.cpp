@@ -104,13 +104,15 @@ TEST_CASE("scaling: idle nodes are released after the idle timeout, never below 
   REQUIRE(launches.size() == 1);
   CHECK(launches[0].job == 1);
   r.at(1000, JobCompleted{1, launches[0].attempt});
-  // Idle since 1000: the deadline is the timeout; one node goes, the other stays for min 1.
-  REQUIRE(r.c.next_deadline() == Seconds(1600));
-  CHECK(only<ReleaseNode>(r.at(1599, Timer{})).empty());
-  auto released = only<ReleaseNode>(r.at(1600, Timer{}));
+  // Idle since 1000: released at the timeout, one node only (the other stays for min 1), never again.
+  std::vector<std::pair<Seconds, ReleaseNode>> released;
+  while (auto d = r.c.next_deadline()) {
+    if (*d > Seconds(20000)) break;
+    for (const auto& x : only<ReleaseNode>(r.at(d->value, Timer{}))) released.emplace_back(*d, x);
+  }
   REQUIRE(released.size() == 1);
-  CHECK(released[0].pool == 1);
-  CHECK(r.c.next_deadline() != Seconds(1600));
+  CHECK(released[0].first == Seconds(1600));
+  CHECK(released[0].second.pool == 1);
   const auto& rec = r.c.record();
   CHECK(rec.pools[1].releases == 1);
   REQUIRE(rec.capacity.size() == 1);  // the released node's interval; the other is still in service
