@@ -10,10 +10,12 @@
 #include <stdexcept>
 
 #include "core/drive/drive_loop.hpp"
+#include "core/drive/pool_effects.hpp"
 #include "core/drive/preflight_effects.hpp"
 #include "core/io/input_error.hpp"
 #include "real/driver_release.hpp"
 #include "real/durable.hpp"
+#include "real/driver_pools.hpp"
 #include "real/metrics.hpp"
 #include "real/sys.hpp"
 #include "real/training.hpp"
@@ -89,8 +91,10 @@ class RealBackend final : public tt::Clock, public Executor {
         opt_(opt),
         stats_(stats),
         t0_(opt.durable ? opt.durable->t0() : monotonic_seconds()),
-        pool_(sc, opt, t0_) {
+        pool_(sc, opt, t0_),
+        slots_(sc) {
     pool_.log = [this](const std::string& line) { log(line); };
+    slots_.log = pool_.log;
     make_private_dirs(opt.run_dir);
     if (opt.job_uid_base >= 0) open_for_job_uids(opt.run_dir);
     if (opt.metrics_port >= 0) {
@@ -166,8 +170,9 @@ class RealBackend final : public tt::Clock, public Executor {
     return Seconds(t * opt_.time_scale);
   }
   bool busy() const override { return pool_.any_running(); }
-  void handled(const Event&, const std::vector<Action>& actions, Seconds) override {
+  void handled(const Event& e, const std::vector<Action>& actions, Seconds) override {
     if (opt_.durable) opt_.durable->actions(actions);
+    slots_.seen(e);
     ++stats_.controller_events;
     publish_metrics();
   }
@@ -185,7 +190,12 @@ class RealBackend final : public tt::Clock, public Executor {
   }
 
  private:
-  void run(const Launch& l) { pool_.launch(l, &stats_.workers_started); }
+  void run(const Launch& l) {
+    slots_.check(l);
+    pool_.launch(l, &stats_.workers_started);
+  }
+  void run(const ProvisionNode& p) { slots_.execute(p); }
+  void run(const ReleaseNode& r) { slots_.execute(r); }
   void run(const Kill& k) {
     const int before = pool_.live_workers();
     pool_.kill(k.job, k.attempt);
@@ -193,7 +203,10 @@ class RealBackend final : public tt::Clock, public Executor {
         std::to_string(before - pool_.live_workers()) + " workers still running): " + k.reason);
   }
   void run(const Cordon& c) { log("cordon " + sc_.topology.nodes()[c.node].name + ": " + c.reason); }
-  void run(const Uncordon& u) { log("uncordon " + sc_.topology.nodes()[u.node].name); }
+  void run(const Uncordon& u) {
+    log("uncordon " + sc_.topology.nodes()[u.node].name);
+    slots_.execute(u);
+  }
   void run(const FireAlert& a) { log("alert " + a.name + " (" + a.severity + ") firing: " + a.summary); }
   void run(const ResolveAlert& a) { log("alert " + a.name + " resolved"); }
   void run(const Reimage& r) { log("reimage " + sc_.topology.nodes()[r.node].name + " to " + r.release); }
@@ -221,6 +234,7 @@ class RealBackend final : public tt::Clock, public Executor {
   double t0_;
   Seconds last_now_;
   WorkerPool pool_;
+  WorkerSlots slots_;  // node pools: the devices in service (real/driver_pools.hpp)
   std::deque<Event> events_;  // what the driver's own fault changes caused
   std::unique_ptr<MetricsServer> metrics_;
 };
@@ -261,7 +275,8 @@ RunStats run(const Scenario& scenario, Controller& controller, const Options& op
     RealReleases releases(scenario, effects, options.log);  // reimages, release settings, progress watchdog
     backend.configure_workers(
         [&releases](const Launch& l, int node, WorkerConfig& c) { releases.configure(l, node, c); });
-    DriveLoop loop(controller, releases, backend, faults, scenario.sim.horizon);
+    PoolEffects pools(scenario, releases);         // provisioning delays, spot reclaims (docs/pools.md)
+    DriveLoop loop(controller, pools, backend, faults, scenario.sim.horizon);
     loop.record = options.on_event;
     loop.set_control_plane_outages(options.control_plane_outages, scenario.topology.gpus_per_node());
     if (options.durable) options.durable->attach(loop, faults, options.on_event, options.crash_on_control_plane);

@@ -13,6 +13,7 @@
 #include "reports/events.hpp"
 #include "reports/html.hpp"
 #include "reports/junit.hpp"
+#include "reports/pools.hpp"
 #include "reports/prometheus.hpp"
 #include "reports/trace.hpp"
 
@@ -272,6 +273,7 @@ json report_json(const RunRecord& r) {
   add_preflight_costs(report, r);
   if (r.rollout) report["rollout"] = rollout_json(*r.rollout);
   if (r.cost) report["cost"] = cost_json(*r.cost);
+  if (!r.pools.empty()) report["pools"] = pools_json(r);
   return report;
 }
 

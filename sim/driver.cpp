@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "core/drive/drive_loop.hpp"
+#include "core/drive/pool_effects.hpp"
 #include "core/drive/preflight_effects.hpp"
 #include "core/drive/release_effects.hpp"
 #include "sim/faults.hpp"
@@ -116,7 +117,8 @@ class ControllerActor {
       SimBackend backend(w_, stats_, progress_, lock);
       PreflightEffects effects(w_.scenario, backend);  // a job across NCCL versions hangs at setup
       ReleaseEffects releases(w_.scenario, effects);    // reimages, release effects, noise (docs/rollout.md)
-      DriveLoop loop(c_, releases, backend, faults_, w_.scenario.sim.horizon);
+      PoolEffects pools(w_.scenario, releases);         // provisioning delays, spot reclaims (docs/pools.md)
+      DriveLoop loop(c_, pools, backend, faults_, w_.scenario.sim.horizon);
       loop.record = options_.on_event;
       loop.set_control_plane_outages(options_.control_plane_outages, w_.scenario.topology.gpus_per_node());
       loop.run();

@@ -73,6 +73,22 @@ Figure queue_cost(const MetricSubject& s) {
   return it == s.run.cost->queues.end() ? Figure(0.0) : Figure(it->second);
 }
 
+// Node pools: nullopt without pools in the scenario.
+Figure pool_total(const MetricSubject& s, int PoolRecord::*field) {
+  if (s.run.pools.empty()) return std::nullopt;
+  double n = 0;
+  for (const auto& p : s.run.pools) n += p.*field;
+  return n;
+}
+
+Figure provision_wait_max(const MetricSubject& s) {
+  if (s.run.pools.empty()) return std::nullopt;
+  double m = 0;
+  for (const auto& p : s.run.pools)
+    for (Seconds w : p.provision_waits) m = std::max(m, w.value);
+  return m;
+}
+
 using enum MetricScope;
 using enum MetricUnit;
 using enum Better;
@@ -158,6 +174,18 @@ constexpr CheckMetric kMetrics[] = {
     {"cluster.cost_per_useful_gpu_hour", Cluster, Money, Lower,
      "cost / productive GPU-hours (not measured without a cost section or productive time)",
      [](const MetricSubject& s) -> Figure { return s.run.cost ? s.run.cost->per_useful_gpu_hour : std::nullopt; }},
+    {"cluster.provision_wait_max", Cluster, Duration, Lower,
+     "the longest provisioning of a pool node, request to in service (not measured without pools)",
+     provision_wait_max},
+    {"cluster.scale_ups", Cluster, Count, Lower, "pool nodes asked for (not measured without pools)",
+     [](const MetricSubject& s) { return pool_total(s, &PoolRecord::provisions); }},
+    {"cluster.scale_downs", Cluster, Count, Higher, "idle pool nodes released (not measured without pools)",
+     [](const MetricSubject& s) { return pool_total(s, &PoolRecord::releases); }},
+    {"cluster.reclaims", Cluster, Count, Lower, "spot nodes reclaimed by their provider (not measured without pools)",
+     [](const MetricSubject& s) { return pool_total(s, &PoolRecord::reclaims); }},
+    {"cluster.reclaim_requeues", Cluster, Count, Lower,
+     "jobs stopped and requeued by spot reclaims (not measured without pools)",
+     [](const MetricSubject& s) { return pool_total(s, &PoolRecord::jobs_requeued); }},
     {"alert.firings", Alert, Count, Lower, "times the alert fired (`== 0`: it must never fire)", firings},
     {"alert.time_to_fire", Alert, Duration, Lower,
      "from the first fault to the alert's first firing at or after it (not measured without a fault or a firing)",

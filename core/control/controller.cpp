@@ -125,6 +125,7 @@ Controller::Impl::Impl(const Scenario& s, Planner p)
   }
   std::stable_sort(submit_order.begin(), submit_order.end(),
                    [&](int a, int b) { return sc.jobs[a].submit < sc.jobs[b].submit; });
+  pools_init();
   sample(Seconds(0));
   telemetry.refresh(Seconds(0), cluster_view(), [this](int j) { return job_view(j); });
 }
@@ -235,6 +236,7 @@ std::optional<Seconds> Controller::Impl::next_deadline() const {
   if (!stalled.empty()) consider(stalled.begin()->first);
   if (auto t = sched.next_deadline()) consider(*t);
   if (auto t = rollout_deadline()) consider(*t);
+  if (auto t = pools_deadline()) consider(*t);
   if (auto t = telemetry.next_deadline(running > 0)) consider(*t);
   return best;
 }
@@ -252,6 +254,7 @@ std::vector<Action> Controller::Impl::handle(const Event& event, Seconds now) {
       },
       event);
   schedule(now, out);
+  pools_step(now, out);
   sample(now);
   step_telemetry(now, out);
   return out;

@@ -116,7 +116,8 @@ void Controller::Impl::on(const JobResumed& e, Seconds now, std::vector<Action>&
 
 // --- node availability: a node takes work when no fault keeps it out and it is neither a spare nor drained ------
 void Controller::Impl::refresh_node(int n, Seconds now, const std::string& reason, std::vector<Action>& out) {
-  const bool up = node_out[n] == 0 && !spare[n] && !drained[n] && !gated[n] && !held[n] && !unprovisioned[n];
+  const bool up = node_out[n] == 0 && !spare[n] && !drained[n] && !gated[n] && !held[n] && !unprovisioned[n] &&
+                  slot_takes_work(n);
   if (up == cluster.schedulable(n)) return;
   cluster.set_up(n, up);
   sched.capacity_changed();

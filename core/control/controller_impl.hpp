@@ -48,6 +48,18 @@ struct JobRuntime {
   Seconds iteration_estimate;  // before the first launch: planned on a packed placement; then as planned
   double comm_bytes = 0;        // bytes its collectives move per rank and iteration, as planned at its launch
   int site = -1;                // the site of its latest attempt (its checkpoints are on that site's storage)
+  std::int64_t checkpoint_every = 0;  // as launched (iterations; 0: none)
+  std::optional<Seconds> evacuate_by;  // on a spot node under a reclaim notice: stops at its next checkpoint
+  Seconds progress_at;                 // when `done` was last reported (at launch: when training starts)
+};
+
+// A slot of an elastic or spot pool (controller_scaling.cpp); fixed pools' nodes are always InService.
+struct PoolSlot {
+  enum class State { Absent, Provisioning, InService } state = State::Absent;
+  int pool = -1;
+  bool noticed = false;             // a reclaim notice came: it takes no new work
+  Seconds requested;                // the provisioning request (billing start)
+  std::optional<Seconds> idle_since;  // in service with no GPU allocated since then
 };
 
 // A failure declared on links: false if they come back within the restart overhead of the declaration.
@@ -92,6 +104,8 @@ struct Controller::Impl {
   std::vector<bool> gated;  // failed preflight with preflight.gate on: never takes work (core/preflight/twin.hpp)
   std::vector<bool> held;   // held by the rollout (drained, reimaging, canary, baseline): never takes general work
   std::vector<bool> unprovisioned;  // a site the scheduler may not use (SchedulerOptions::overflow off): never up
+  std::vector<PoolSlot> slots;  // by node, with node pools (else empty): absent and noticed slots take no work
+  bool pools_started = false;
   RolloutRun ro;            // the rollout's plan state (controller_rollout.cpp)
   std::vector<std::vector<Seconds>> node_failures;
   std::vector<LinkFailure> link_failures;
@@ -174,6 +188,23 @@ struct Controller::Impl {
   void rollout_roll_back(Seconds now, std::vector<Action>& out);
   void drain_job(int j, Seconds now, const std::string& why, std::vector<Action>& out);
   void rollout_finish(Seconds now);
+
+  // --- node pools (controller_scaling.cpp): scaling is a policy run after each scheduling pass --------------------
+  bool scaled() const { return !slots.empty(); }
+  bool slot_takes_work(int n) const;
+  int active_nodes(int pool) const;  // in service or provisioning
+  void pools_init();
+  void pools_step(Seconds now, std::vector<Action>& out);
+  void provision(int pool, int count, Seconds now, const std::string& job, const std::string& why,
+                 std::vector<Action>& out);
+  void release_node(int n, Seconds now, const std::string& why, std::vector<Action>& out);
+  void close_capacity(int n, Seconds now);
+  std::optional<Seconds> pools_deadline() const;
+  void stop_for_reclaim(int j, Seconds now, const std::string& why, bool checkpointed, std::vector<Action>& out);
+  void on(const NodeProvisioned& e, Seconds now, std::vector<Action>& out);
+  void on(const NodeReclaimNotice& e, Seconds now, std::vector<Action>& out);
+  void on(const NodeReclaimed& e, Seconds now, std::vector<Action>& out);
+  void pools_finish(Seconds now);
 
   // --- scheduling -----------------------------------------------------------------------------------------------
   void schedule(Seconds now, std::vector<Action>& out);

@@ -7,9 +7,10 @@
 
 namespace tt {
 
-void Controller::Impl::on(const JobProgress& e, Seconds, std::vector<Action>&) {
+void Controller::Impl::on(const JobProgress& e, Seconds now, std::vector<Action>&) {
   if (stale(e.job, e.attempt) || jobs[e.job].state != JobState::Running) return;
   jobs[e.job].done = e.iterations;
+  jobs[e.job].progress_at = now;
   rec.jobs[e.job].iterations_done = e.iterations;
   rec.jobs[e.job].measured_iteration = e.iteration_time;
   segment(e.job).reached_iteration = e.iterations;
@@ -18,7 +19,7 @@ void Controller::Impl::on(const JobProgress& e, Seconds, std::vector<Action>&) {
 
 // A checkpoint counts when the attempt is running and it holds less than the whole job (a checkpoint of a finished
 // job would never be restored); drivers report every checkpoint they complete.
-void Controller::Impl::on(const CheckpointDone& e, Seconds now, std::vector<Action>&) {
+void Controller::Impl::on(const CheckpointDone& e, Seconds now, std::vector<Action>& out) {
   if (stale(e.job, e.attempt) || jobs[e.job].state != JobState::Running) return;
   if (e.iteration >= sc.jobs[e.job].iterations || e.iteration <= jobs[e.job].checkpoint) return;
   jobs[e.job].checkpoint = e.iteration;
@@ -34,6 +35,9 @@ void Controller::Impl::on(const CheckpointDone& e, Seconds now, std::vector<Acti
   retained.push_back(e.iteration);
   if (keep > 0 && static_cast<int>(retained.size()) > keep) retained.erase(retained.begin());
   sched.checkpointed(e.job, now);
+  if (jobs[e.job].evacuate_by)
+    stop_for_reclaim(e.job, now, "its checkpoint at iteration " + std::to_string(e.iteration) +
+                                     " completed within the reclaim notice", true, out);
 }
 
 // The newest retained checkpoint is lost: the next restore falls back to the one before (or to the start). A job
@@ -191,6 +195,8 @@ void Controller::Impl::launch(int j, std::vector<int> gpus, Seconds now, std::ve
         1, static_cast<std::int64_t>(std::llround(*spec.checkpoint_interval / l.plan.predicted_iteration)));
   }
   l.checkpoint_keep = spec.checkpoint_keep;
+  rt.checkpoint_every = l.checkpoint_every;
+  rt.progress_at = now + l.startup;
   if (spec.checkpoint_async && l.checkpoint_every) {
     l.checkpoint_async = true;
     l.snapshot = snapshot_stall(l.plan.checkpoint_bytes_per_writer, sc.perf.snapshot_bandwidth);

@@ -64,6 +64,7 @@ void Controller::Impl::finish(Seconds now) {
   finished = true;
   rec.end_time = now;
   rollout_finish(now);
+  pools_finish(now);
   double allocated = 0, productive = 0;
   for (std::size_t j = 0; j < jobs.size(); ++j) {
     JobRecord& jr = rec.jobs[j];

@@ -79,6 +79,19 @@ struct NodeReimaged {  // a Reimage finished: the node now runs `release` (core/
   std::string release;
 };
 
+// Node pools (docs/pools.md). An elastic or spot node asked for with ProvisionNode takes work once it is provisioned;
+// a spot node may be reclaimed by its provider: a notice first, the node gone `notice` later (core/drive/pool_effects).
+struct NodeProvisioned {
+  int node;
+};
+struct NodeReclaimNotice {
+  int node;
+  Seconds at;  // when the node goes
+};
+struct NodeReclaimed {
+  int node;
+};
+
 // Network throughput measured by the driver, sent when Controller::network_sample_due() (telemetry sampling). The
 // sim reads SimGrid's link loads (sim/telemetry_probe.hpp); the real driver sends none.
 struct NetworkSample {
@@ -86,7 +99,8 @@ struct NetworkSample {
 };
 
 using Event = std::variant<Timer, JobProgress, CheckpointDone, JobCompleted, JobStalled, JobResumed, NodeDown, NodeUp,
-                           LinkDown, LinkUp, CheckpointCorrupted, RestoredFrom, NetworkSample, NodeReimaged>;
+                           LinkDown, LinkUp, CheckpointCorrupted, RestoredFrom, NetworkSample, NodeReimaged,
+                           NodeProvisioned, NodeReclaimNotice, NodeReclaimed>;
 
 // --- actions: controller -> driver ----------------------------------------------------------------------------
 // A relaunch in another site than the job's last one: its checkpoint first crosses the inter-site link, from the
@@ -149,6 +163,18 @@ struct Reimage {
   Seconds duration;
 };
 
-using Action = std::variant<Launch, Kill, Cordon, Uncordon, FireAlert, ResolveAlert, Reimage>;
+// Ask a pool's provider for a node (a slot of the topology that is absent): the driver reports NodeProvisioned after
+// the pool's provisioning delay (core/drive/pool_effects.hpp draws it from the seed); the real driver adds the node's
+// devices to its worker slots then. ReleaseNode gives an idle (or not yet provisioned) node back.
+struct ProvisionNode {
+  int node = 0;
+  int pool = 0;  // index in Scenario::pools
+};
+struct ReleaseNode {
+  int node = 0;
+  int pool = 0;
+};
+
+using Action = std::variant<Launch, Kill, Cordon, Uncordon, FireAlert, ResolveAlert, Reimage, ProvisionNode, ReleaseNode>;
 
 }  // namespace tt

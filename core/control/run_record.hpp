@@ -195,6 +195,35 @@ struct RolloutRecord {
   std::optional<Seconds> rolled_back_at;  // every node back on the old release
 };
 
+// Node pools (docs/pools.md). One capacity interval per node per time in service, from the provisioning request
+// accepted (billing starts; fixed nodes: the start of the run) to its release, reclaim or the end of the run: what a
+// cost model bills at the pool's price.
+struct CapacityInterval {
+  std::string node;
+  std::string pool;
+  std::string price_kind;  // on_demand, reserved, spot
+  double price_per_gpu_hour = 0;
+  int gpus = 0;
+  Seconds start;
+  Seconds end;
+};
+struct PoolRecord {
+  std::string name;
+  std::string kind;  // fixed, elastic, spot
+  int min = 0, max = 0;
+  int provisions = 0;         // nodes asked for (scale-ups)
+  int provisioned = 0;        // of them, provisioned
+  int releases = 0;           // nodes given back (scale-downs, idle)
+  int reclaim_notices = 0;    // spot: notices received
+  int reclaims = 0;           // spot: nodes taken back by the provider
+  int jobs_requeued = 0;      // jobs stopped and requeued by reclaims
+  int checkpoints_in_notice = 0;  // of them, jobs whose checkpoint completed within the notice before they stopped
+  double reclaim_lost_gpu_hours = 0;  // their progress since the checkpoint plus restart overhead
+  std::vector<Seconds> provision_waits;  // each provisioning, request to node in service
+  int peak_nodes = 0;         // most nodes in service or provisioning at once
+  double node_hours = 0;      // billed node time (the pool's capacity intervals)
+};
+
 struct RunRecord {
   std::string scenario;
   std::string scenario_file;
@@ -229,6 +258,8 @@ struct RunRecord {
   std::vector<PreflightCost> preflight_costs;
   std::optional<RolloutRecord> rollout;  // the scenario's rollout; absent when it has none
   std::optional<cost::CostReport> cost;  // what the run cost (core/cost); absent without a cost section
+  std::vector<CapacityInterval> capacity;  // node pools: every node's time in service (empty without pools)
+  std::vector<PoolRecord> pools;           // node pools: per pool, as the scenario lists them (empty without pools)
 
   bool all_checks_passed() const;
 };

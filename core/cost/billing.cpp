@@ -29,11 +29,20 @@ CostInput cost_input(const RunRecord& rec, const Scenario& sc) {
   else
     for (const auto& s : topo.sites()) in.sites.push_back(s.name);
 
-  // Capacity in no pool: every node of the topology for the whole run, at its site's price. Node pools (wt-elastic's
-  // RunRecord::capacity, one CapacityInterval per node and time it was provisioned) are billed here too: push each
-  // interval as {node, site_of_node(topo, topo.find_node(node)), kind from price_kind, price_per_gpu_hour, gpus, start,
-  // end} and skip the pool's nodes in this loop.
+  // Node pools (docs/pools.md): each node's time in service, as the Controller recorded it (RunRecord::capacity), at
+  // its pool's price. Capacity in no pool: every other node of the topology for the whole run, at its site's price.
+  std::vector<bool> pooled(topo.nodes().size(), false);
+  for (const auto& pool : sc.pools)
+    for (int n : pool.nodes) pooled[static_cast<std::size_t>(n)] = true;
+  for (const auto& c : rec.capacity) {
+    const PriceKind kind = c.price_kind == "spot"       ? PriceKind::Spot
+                           : c.price_kind == "reserved" ? PriceKind::Reserved
+                                                        : PriceKind::OnDemand;
+    in.capacity.push_back(BilledCapacity{c.node, site_of_node(topo, topo.find_node(c.node)), kind,
+                                         c.price_per_gpu_hour, c.gpus, c.start, c.end});
+  }
   for (int n = 0; n < static_cast<int>(topo.nodes().size()); ++n) {
+    if (pooled[static_cast<std::size_t>(n)]) continue;
     if (!sc.scheduler.overflow && topo.nodes()[n].site > 0) continue;  // not provisioned (SchedulerOptions::overflow)
     const std::string site = site_of_node(topo, n);
     const GpuPrice* price = prices.gpu_price(site);

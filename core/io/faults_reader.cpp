@@ -1,5 +1,7 @@
 #include "core/io/section_readers.hpp"
 
+#include <algorithm>
+
 #include "core/fault/catalogue.hpp"
 #include "core/fault/fault_kind.hpp"
 #include "core/io/control_plane_reader.hpp"
@@ -41,7 +43,15 @@ double read_fraction(JsonObject& o, FaultKind kind) {
 
 const std::vector<std::string> kTargetKeys = {"node", "gpu", "link", "switch", "storage", "job"};
 
-RepairDistribution read_repair(JsonObject& o, const std::string& key) {
+
+std::string hyphenated(std::string words) {
+  std::replace(words.begin(), words.end(), ' ', '-');
+  return words;
+}
+
+}  // namespace
+
+RepairDistribution read_distribution(JsonObject& o, const std::string& key, const std::string& what) {
   RepairDistribution d;
   const auto& v = o.raw(key);
   if (v.is_string()) {
@@ -59,22 +69,20 @@ RepairDistribution read_repair(JsonObject& o, const std::string& key) {
   else if (shape == "lognormal")
     d.shape = RepairDistribution::Shape::Lognormal, scale_key = "median";
   else
-    r.fail("shape", "a repair-time shape (fixed, exponential, lognormal), found " + in_quotes(shape) +
+    r.fail("shape", "a " + hyphenated(what) + " shape (fixed, exponential, lognormal), found " + in_quotes(shape) +
                         suggestion(shape, shapes));
   for (const char* k : {"value", "mean", "median"})
     if (k != scale_key && present(r, k))
-      r.fail(k, "\"" + scale_key + "\" for a " + shape + " repair time, not " + in_quotes(k));
+      r.fail(k, "\"" + scale_key + "\" for a " + shape + " " + what + ", not " + in_quotes(k));
   d.scale = positive_seconds(r, scale_key);
   if (d.shape == RepairDistribution::Shape::Lognormal) {
     d.sigma = r.opt_number("sigma", 0.0, 5.0).value_or(1.0);
   } else if (present(r, "sigma")) {
-    r.fail("sigma", "no \"sigma\" for a " + shape + " repair time (only lognormal takes one)");
+    r.fail("sigma", "no \"sigma\" for a " + shape + " " + what + " (only lognormal takes one)");
   }
   r.finish();
   return d;
 }
-
-}  // namespace
 
 std::vector<FaultSpec> read_faults(JsonObject& root, std::vector<FaultSource>& sources) {
   std::vector<FaultSpec> faults;
@@ -149,7 +157,7 @@ StochasticFaults read_stochastic(JsonObject& root) {
       if (without_repair(r.kind)) {
         if (present(f, "repair")) f.fail("repair", "no \"repair\" for hangs and deadlocks (the node stays up)");
       } else {
-        r.repair = read_repair(f, "repair");
+        r.repair = read_distribution(f, "repair", "repair time");
       }
       r.fraction = read_fraction(f, r.kind);
       r.cause = f.opt_str("cause").value_or(to_string(r.kind));

@@ -55,6 +55,11 @@ struct Encoder {
   void operator()(const NodeReimaged& e) {
     j.update({{"event", "node_reimaged"}, {"node", e.node}, {"release", e.release}});
   }
+  void operator()(const NodeProvisioned& e) { j.update({{"event", "node_provisioned"}, {"node", e.node}}); }
+  void operator()(const NodeReclaimNotice& e) {
+    j.update({{"event", "node_reclaim_notice"}, {"node", e.node}, {"at", e.at.value}});
+  }
+  void operator()(const NodeReclaimed& e) { j.update({{"event", "node_reclaimed"}, {"node", e.node}}); }
 };
 
 // Field access that turns nlohmann's type errors into the reader's InputError.
@@ -123,6 +128,9 @@ Event decode(const Fields& f) {
   if (kind == "restored_from")
     return RestoredFrom{f.get<int>("job"), f.get<int>("attempt"), f.get<std::int64_t>("iteration")};
   if (kind == "node_reimaged") return NodeReimaged{f.get<int>("node"), f.get<std::string>("release")};
+  if (kind == "node_provisioned") return NodeProvisioned{f.get<int>("node")};
+  if (kind == "node_reclaim_notice") return NodeReclaimNotice{f.get<int>("node"), f.seconds("at")};
+  if (kind == "node_reclaimed") return NodeReclaimed{f.get<int>("node")};
   if (kind == "network_sample") return NetworkSample{f.get<std::vector<double>>("node_bytes_per_second")};
   throw InputError(f.file, f.where + "/event", "an event kind (timer, job_progress, ..., finish), found " + kind);
 }
@@ -167,6 +175,9 @@ struct IndexCheck {
     in("gpu", e.gpu, -1, static_cast<std::size_t>(sc.topology.total_gpus()), "-1 or a GPU index");
   }
   void operator()(const NodeUp& e) const { node(e.node); }
+  void operator()(const NodeProvisioned& e) const { node(e.node); }
+  void operator()(const NodeReclaimNotice& e) const { node(e.node); }
+  void operator()(const NodeReclaimed& e) const { node(e.node); }
   void operator()(const LinkDown& e) const { cable("link", e.link); }
   void operator()(const LinkUp& e) const { cable("link", e.link); }
   template <class Other>

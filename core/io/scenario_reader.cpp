@@ -121,7 +121,8 @@ Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
       doc, file, "",
       {"name", "description", "seed", "topology", "queues", "priority_classes", "scheduler", "jobs", "faults",
        "stochastic", "recovery", "perf", "comm", "sim", "telemetry", "alerts", "checks", "workload", "preflight",
-       "secrets", "rollout", "noise", "cost"});
+       "secrets", "rollout", "noise", "cost",
+       "pools"});
   Scenario s;
   s.source_file = file;
   s.name = root.str("name");
@@ -155,6 +156,12 @@ Scenario read_scenario(const nlohmann::json& doc, const std::string& file) {
   s.topology = read_scenario_topology(root);
   s.preflight = reader::read_preflight(root, s.topology);
   s.cost = reader::read_cost(root, s.topology);
+  s.pools = reader::read_pools(root, s.topology);
+  const bool scaled = std::any_of(s.pools.begin(), s.pools.end(), [](const PoolSpec& p) { return p.kind != PoolKind::Fixed; });
+  if (scaled && s.recovery.hot_spares > 0)
+    root.fail("pools", "no elastic or spot pool with recovery.hot_spares (spares are held back from fixed capacity)");
+  if (scaled && root.has("rollout"))
+    root.fail("pools", "no elastic or spot pool with a rollout (a rollout reimages a fixed fleet)");
   read_secrets(root, s.jobs);  // checked here, so every command refuses a bad section; only `real` needs them
   reader::read_rollout(root, s);  // appends the canary and baseline copies
   job_sources.resize(s.jobs.size(), JobSource{"/rollout/canary"});

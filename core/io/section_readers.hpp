@@ -41,6 +41,12 @@ std::vector<JobSpec> read_jobs(JsonObject& root, const std::vector<QueueSpec>& q
 std::vector<FaultSpec> read_faults(JsonObject& root, std::vector<FaultSource>& sources);
 StochasticFaults read_stochastic(JsonObject& root);
 RecoveryPolicy read_recovery(JsonObject& root, std::optional<Seconds>& explicit_comm_timeout);
+// A duration: "30m" (fixed) or {"shape": "fixed"|"exponential"|"lognormal", "value"|"mean"|"median", "sigma"};
+// `what` names it in messages ("repair time", "provisioning delay").
+RepairDistribution read_distribution(JsonObject& o, const std::string& key, const std::string& what);
+
+// pool_reader.cpp: the node pools (docs/pools.md); they name topology nodes, so they are read after it.
+std::vector<PoolSpec> read_pools(JsonObject& root, const Topology& topology);
 
 // comm_reader.cpp
 PerfConstants read_perf(JsonObject& root);

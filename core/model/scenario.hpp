@@ -10,7 +10,9 @@
 #include "core/cost/prices.hpp"
 #include "core/model/alert_spec.hpp"
 #include "core/model/comm.hpp"
+#include "core/model/distribution.hpp"
 #include "core/model/model_spec.hpp"
+#include "core/model/pools.hpp"
 #include "core/model/units.hpp"
 #include "core/preflight/twin.hpp"
 #include "core/rollout/spec.hpp"
@@ -131,11 +133,6 @@ struct FaultSpec {
   std::string cause;      // the catalogue cause of a stochastic fault ("GPU HBM3 memory"); empty when scripted
 };
 
-struct RepairDistribution {
-  enum class Shape { Fixed, Exponential, Lognormal } shape = Shape::Fixed;
-  Seconds scale = Seconds(3600);  // Fixed: the value; Exponential: the mean; Lognormal: the median
-  double sigma = 1.0;             // Lognormal only
-};
 
 // One stochastic failure process: every component of the kind fails independently at 1/mtbf (Poisson).
 struct FaultRate {
@@ -225,6 +222,7 @@ struct Scenario {
   preflight::TwinPreflight preflight;  // the nodes' releases and gating (docs/preflight.md); off when absent
   rollout::Rollout rollout;  // canary rollout, release effects, run-to-run noise (docs/rollout.md); off when absent
   cost::Prices cost;         // the cost section (docs/cost.md); off when absent
+  std::vector<PoolSpec> pools;  // node pools (docs/pools.md); empty: every node is in service, as before
 };
 
 }  // namespace tt

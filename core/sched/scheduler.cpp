@@ -236,7 +236,8 @@ void Scheduler::set_shadow(bool on, Pass& p) {
 }
 
 // Each allowed site in turn; when none fits the job but the cluster as a whole would, the job waits for a site.
-PlacementOutcome Scheduler::place_in_one_site(const Job& x, const PlacementRequest& req, Pass& p) const {
+PlacementOutcome Scheduler::place_in_one_site(const Job& x, const PlacementRequest& req,
+                                              const ClusterState& cluster) const {
   for (int s = 0; s < static_cast<int>(sites_.size()); ++s) {
     if (x.spec.site >= 0 && s != x.spec.site) continue;
     PlacementRequest in = req;
@@ -244,24 +245,42 @@ PlacementOutcome Scheduler::place_in_one_site(const Job& x, const PlacementReque
     in.end_node = sites_[s].end_node;
     in.first_group = sites_[s].first_group;
     in.end_group = sites_[s].end_group;
-    PlacementOutcome out = placement_->place(*p.cluster, in);
+    PlacementOutcome out = placement_->place(cluster, in);
     if (!out.gpus.empty()) return out;
   }
-  PlacementOutcome anywhere = placement_->place(*p.cluster, req);
+  PlacementOutcome anywhere = placement_->place(cluster, req);
   if (anywhere.gpus.empty()) return anywhere;
   PlacementOutcome out;
   out.why.kind = WaitKind::Site;
   out.why.a = x.spec.gpus;
-  out.why.gpus_per_node = p.cluster->gpus_per_node();
+  out.why.gpus_per_node = cluster.gpus_per_node();
   return out;
 }
 
+void Scheduler::set_node_tiers(std::vector<int> tiers) {
+  node_tiers_ = std::move(tiers);
+  max_tier_ = node_tiers_.empty() ? 0 : *std::max_element(node_tiers_.begin(), node_tiers_.end());
+  dirty_ = true;
+}
+
 PlacementOutcome Scheduler::place(const Job& x, Pass& p) const {
+  // Preferred tiers alone first: a copy of the cluster with the other tiers' nodes taking no work.
+  for (int tier = 0; tier < max_tier_ && !node_tiers_.empty(); ++tier) {
+    ClusterState preferred = *p.cluster;
+    for (int n = 0; n < preferred.nodes(); ++n)
+      if (node_tiers_[n] > tier && preferred.schedulable(n)) preferred.set_up(n, false);
+    PlacementOutcome out = place_on(x, p, preferred);
+    if (!out.gpus.empty()) return out;
+  }
+  return place_on(x, p, *p.cluster);
+}
+
+PlacementOutcome Scheduler::place_on(const Job& x, const Pass& p, const ClusterState& cluster) const {
   const auto& t = x.spec.topology;
   PlacementRequest req{x.spec.gpus, t.max_leaf_groups};
   if (t.required && t.max_wait && p.now >= x.enqueued + *t.max_wait) req.max_groups = 0;
   const bool one_site = !sites_.empty() && (x.spec.one_site || x.spec.site >= 0);
-  auto attempt = [&] { return one_site ? place_in_one_site(x, req, p) : placement_->place(*p.cluster, req); };
+  auto attempt = [&] { return one_site ? place_in_one_site(x, req, cluster) : placement_->place(cluster, req); };
   PlacementOutcome out = attempt();
   if (out.gpus.empty() && !t.required && req.max_groups > 0) {
     req.max_groups = 0;

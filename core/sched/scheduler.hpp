@@ -79,6 +79,9 @@ class Scheduler {
   void capacity_changed() { dirty_ = true; }     // a node went down or came back
   // The topology's sites, in preference order (a one-site job goes to the first site it fits in); none: one site.
   void set_sites(std::vector<SiteRange> sites) { sites_ = std::move(sites); }
+  // Node pools: a placement tries the nodes of tier 0 alone, then of tiers 0 and 1, and so on (core/model/pools.hpp
+  // orders the tiers); empty (the default): every node alike.
+  void set_node_tiers(std::vector<int> tiers);
   ScheduleResult schedule(Seconds now, ClusterState& cluster);
   std::optional<Seconds> next_deadline() const;  // a topology constraint is relaxed then
 
@@ -123,7 +126,8 @@ class Scheduler {
   void start(int job, std::vector<int> gpus, Pass& p);
   bool try_preempt(int job, Pass& p);
   PlacementOutcome place(const Job& x, Pass& p) const;
-  PlacementOutcome place_in_one_site(const Job& x, const PlacementRequest& req, Pass& p) const;
+  PlacementOutcome place_in_one_site(const Job& x, const PlacementRequest& req, const ClusterState& cluster) const;
+  PlacementOutcome place_on(const Job& x, const Pass& p, const ClusterState& cluster) const;
   void set_shadow(bool on, Pass& p);
   void wait(int job, PendingReason why, Pass& p);
   void charge(int queue, int gpus);
@@ -158,6 +162,8 @@ class Scheduler {
   std::uint64_t pass_ = 0;
   std::uint64_t admissions_ = 0;  // jobs started so far: the admission order preemption reads
   bool dirty_ = false;
+  std::vector<int> node_tiers_;  // by node; empty: no pools
+  int max_tier_ = 0;
 };
 
 }  // namespace tt

@@ -1,0 +1,81 @@
+// Node pools end to end (docs/pools.md): the elastic burst scales the cloud pool up and down with the same decisions
+// under the simulator and under `traintwin real` (scaling as worker slots); spot reclaims requeue jobs from their
+// checkpoints; report.json carries "pools" only for scenarios with pools; a malformed pool exits 2 with its pointer.
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "tests/e2e/cli_support.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using tt::testing::decision_columns;
+using tt::testing::read_file;
+using tt::testing::run_cli;
+using tt::testing::scratch_dir;
+
+TEST_CASE("e2e: elastic-burst takes the same scaling decisions in simulation and for real", "[e2e][real]") {
+  const std::string scenario = std::string(TT_SOURCE_DIR) + "/scenarios/elastic-burst.json";
+  auto sim_dir = scratch_dir("pools-burst-sim");
+  auto real_dir = scratch_dir("pools-burst-real");
+  auto sim = run_cli("run " + scenario + " --out " + sim_dir.string());
+  INFO("traintwin run:\n" << sim.output);
+  REQUIRE(sim.exit_code == 0);
+  auto real = run_cli("real " + scenario + " --devices cpu:6 --time-scale 100 --heartbeat-timeout 5 --out " +
+                      real_dir.string());
+  INFO("traintwin real:\n" << real.output);
+  REQUIRE(real.exit_code == 0);
+  const auto sim_decisions = decision_columns(read_file(sim_dir / "decisions.txt"));
+  CHECK(decision_columns(read_file(real_dir / "decisions.txt")) == sim_decisions);
+  CHECK(sim_decisions ==
+        decision_columns(read_file(fs::path(TT_SOURCE_DIR) / "tests/golden/elastic-burst.decisions.txt")));
+  // The real driver added the cloud nodes' devices as worker slots and took them away again.
+  CHECK_THAT(real.output, Catch::Contains("join the worker slots"));
+  CHECK_THAT(real.output, Catch::Contains("leave the worker slots"));
+  const json report = json::parse(read_file(real_dir / "report.json"));
+  REQUIRE(report.contains("pools"));
+  const json& cloud = report["pools"]["pools"][1];
+  CHECK(cloud["name"] == "cloud");
+  CHECK(cloud["scale_ups"] == 2);
+  CHECK(cloud["scale_downs"] == 2);
+  // Billing: the owned node for the whole run, each cloud node from its request to its release.
+  const json& capacity = report["pools"]["capacity"];
+  REQUIRE(capacity.size() == 3);
+  for (const auto& c : capacity) {
+    CHECK(c["gpus"] == 2);
+    CHECK(c["end_s"].get<double>() > c["start_s"].get<double>());
+  }
+}
+
+TEST_CASE("e2e: spot-reclaims requeues jobs from checkpoints and reports its pools", "[e2e]") {
+  const std::string scenario = std::string(TT_SOURCE_DIR) + "/scenarios/spot-reclaims.json";
+  auto dir = scratch_dir("pools-spot");
+  auto r = run_cli("run " + scenario + " --out " + dir.string());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const json report = json::parse(read_file(dir / "report.json"));
+  const json& spot = report["pools"]["pools"][1];
+  CHECK(spot["kind"] == "spot");
+  CHECK(spot["reclaims"].get<int>() >= 1);
+  CHECK(spot["jobs_requeued"].get<int>() >= 1);
+  int reclaimed_segments = 0;
+  for (const auto& j : report["jobs"])
+    for (const auto& s : j["segments"]) reclaimed_segments += s["outcome"] == "reclaimed";
+  CHECK(reclaimed_segments == spot["jobs_requeued"].get<int>());
+  // Scenarios without pools have no "pools" key.
+  auto plain = scratch_dir("pools-none");
+  REQUIRE(run_cli("run " + std::string(TT_SOURCE_DIR) + "/scenarios/real-quickstart.json --quiet --out " +
+                  plain.string())
+              .exit_code == 0);
+  CHECK_FALSE(json::parse(read_file(plain / "report.json")).contains("pools"));
+}
+
+TEST_CASE("e2e: a malformed pool exits 2 naming the pointer", "[e2e]") {
+  auto dir = scratch_dir("pools-bad");
+  json doc = json::parse(read_file(fs::path(TT_SOURCE_DIR) / "scenarios/elastic-burst.json"), nullptr, true, true);
+  doc["pools"][1]["min"] = 3;
+  std::ofstream(dir / "bad.json") << doc.dump(2);
+  auto r = run_cli("run " + (dir / "bad.json").string() + " --out " + dir.string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("/pools/1/min"));
+}
