@@ -86,7 +86,7 @@ const CommPlanner::Route& CommPlanner::route(int from, int to) const {
   const auto& g = topo_.graph();
   const VertexId src = gpu_vertex(topo_, from), dst = gpu_vertex(topo_, to);
   const bool same_node = from / topo_.gpus_per_node() == to / topo_.gpus_per_node();
-  const std::vector<std::uint16_t>& hops = topo_.hops_to(dst);
+  const Topology::HopDistances hops = topo_.hops_to(dst);
   auto dist = [&](VertexId v) { return hops[v] == Topology::kUnreachable ? -1 : static_cast<int>(hops[v]); };
   Route r;
   Segment seg;  // since `start`, for a unit of mass there

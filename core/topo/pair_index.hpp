@@ -1,7 +1,10 @@
 // PairIndex: a dense map from a pair (a, b), both below n, to a slot its owner fills with a 1-based position in its own
-// pool (0: nothing yet). Rows are allocated for the a's that are used. A lookup is a few memory reads, not a hash probe:
-// fleet-scale runs look up millions of pairs (sim/platform.cpp routes and mailboxes, core/plan/comm_planner.cpp route
-// fractions).
+// pool (0: nothing yet). A lookup is a few memory reads, not a hash probe: fleet-scale runs look up millions of pairs
+// (sim/platform.cpp routes and mailboxes, core/plan/comm_planner.cpp route fractions). Storage is paged: a row (one a)
+// is a table of page pointers, allocated when the row is first used, and a page holds kPage slots of consecutive b's,
+// allocated when one of them is first used. A run that looks up a few partners per GPU (the usual case: ring, tree and
+// pipeline neighbours) keeps a few pages per row instead of n slots: at 16,640 GPUs a full row is 65 KiB, its page
+// table 2 KiB.
 #pragma once
 
 #include <algorithm>
@@ -16,26 +19,34 @@ namespace tt {
 
 class PairIndex {
  public:
-  explicit PairIndex(std::size_t n = 0) : rows_(n) {}
+  explicit PairIndex(std::size_t n = 0) : n_(n), rows_(n) {}
 
   // The pair's slot (throws std::out_of_range unless a, b < n).
   std::uint32_t& slot(std::size_t a, std::size_t b) {
-    if (a >= rows_.size() || b >= rows_.size())
+    if (a >= n_ || b >= n_)
       throw std::out_of_range("PairIndex: (" + std::to_string(a) + ", " + std::to_string(b) + ") with " +
-                              std::to_string(rows_.size()) + " items");
+                              std::to_string(n_) + " items");
     auto& row = rows_[a];
-    if (!row) row = std::make_unique<std::uint32_t[]>(rows_.size());  // zeroed
-    return row[b];
+    if (!row) row = std::make_unique<Page[]>(pages());  // null pages
+    Page& page = row[b / kPage];
+    if (!page) page = std::make_unique<std::uint32_t[]>(kPage);  // zeroed
+    return page[b % kPage];
   }
 
-  // Every slot back to 0 (rows stay allocated).
+  // Every slot back to 0 (rows and pages stay allocated).
   void clear() {
     for (auto& row : rows_)
-      if (row) std::fill_n(row.get(), rows_.size(), 0u);
+      if (row)
+        for (std::size_t p = 0; p < pages(); ++p)
+          if (row[p]) std::fill_n(row[p].get(), kPage, 0u);
   }
 
  private:
-  std::vector<std::unique_ptr<std::uint32_t[]>> rows_;
+  static constexpr std::size_t kPage = 64;  // slots per page: 256 bytes
+  using Page = std::unique_ptr<std::uint32_t[]>;
+  std::size_t pages() const { return (n_ + kPage - 1) / kPage; }
+  std::size_t n_;
+  std::vector<std::unique_ptr<Page[]>> rows_;
 };
 
 }  // namespace tt

@@ -225,31 +225,68 @@ std::uint64_t mix(std::uint64_t x) {  // splitmix64 finalizer
 
 Path Topology::path(VertexId from, VertexId to) const { return ecmp_path(from, to, 0); }
 
-// BFS from the destination gives every vertex its hop distance to it; walking from the source down the distances and
-// choosing among tied next hops by vertex index (or by `spread`) makes the choice explicit and deterministic.
+// A breadth-first search from the destination gives every vertex its hop distance to it; walking from the source down
+// the distances and choosing among tied next hops by vertex index (or by `spread`) makes the choice explicit and
+// deterministic.
 struct Topology::HopCache {
   std::mutex mutex;
-  std::unordered_map<VertexId, std::vector<std::uint16_t>> by_destination;
+  std::unordered_map<VertexId, std::vector<std::uint16_t>> by_destination;  // tables of the destinations searched
+
+  // The storage target is an endpoint, never a transit hop: the search leaves it out (unless it is the destination)
+  // and it gets 1 + the least distance of its neighbours, as a search that reached it without leaving it would give.
+  struct Transit {
+    const TopoGraph* g = nullptr;
+    VertexId to = 0;
+    bool operator()(VertexId v) const { return (*g)[v].kind != VertexKind::Storage || v == to; }
+  };
+
+  const std::vector<std::uint16_t>& table(const Topology& t, VertexId to) {
+    auto [it, fresh] = by_destination.try_emplace(to);
+    std::vector<std::uint16_t>& dist = it->second;
+    if (!fresh) return dist;
+    const TopoGraph& g = t.graph_;
+    dist.assign(boost::num_vertices(g), kUnreachable);
+    dist[to] = 0;
+    boost::filtered_graph<TopoGraph, boost::keep_all, Transit> transit(g, boost::keep_all(), Transit{&g, to});
+    boost::breadth_first_search(
+        transit, to,
+        boost::visitor(boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge()))));
+    if (t.has_storage_ && t.storage_ != to) {
+      std::uint16_t least = kUnreachable;
+      for (auto [e, end] = boost::out_edges(t.storage_, g); e != end; ++e)
+        least = std::min(least, dist[boost::target(*e, g)]);
+      if (least != kUnreachable) dist[t.storage_] = static_cast<std::uint16_t>(least + 1);
+    }
+    return dist;
+  }
 };
 
-const std::vector<std::uint16_t>& Topology::hops_to(VertexId to) const {
+Topology::HopDistances Topology::hops_to(VertexId to) const {
   if (!hop_cache_) hop_cache_ = std::make_shared<HopCache>();
   std::lock_guard lock(hop_cache_->mutex);
-  auto [it, fresh] = hop_cache_->by_destination.try_emplace(to);
-  std::vector<std::uint16_t>& dist = it->second;
-  if (!fresh) return dist;
-  dist.assign(boost::num_vertices(graph_), kUnreachable);
-  std::vector<VertexId> queue{to};
-  dist[to] = 0;
-  for (std::size_t head = 0; head < queue.size(); ++head) {
-    const VertexId v = queue[head];
-    if (graph_[v].kind == VertexKind::Storage && v != to) continue;  // an endpoint, never a transit hop
-    for (auto [e, end] = boost::out_edges(v, graph_); e != end; ++e) {
+  HopDistances h;
+  h.to_ = to;
+  if (graph_[to].kind == VertexKind::Gpu) {  // through its neighbours' tables when they are few switches
+    std::array<VertexId, HopDistances::kMaxVia> via{};
+    int count = 0;
+    bool shared = true;
+    for (auto [e, end] = boost::out_edges(to, graph_); e != end && shared; ++e) {
       const VertexId u = boost::target(*e, graph_);
-      if (dist[u] == kUnreachable) dist[u] = static_cast<std::uint16_t>(dist[v] + 1), queue.push_back(u);
+      if (std::find(via.begin(), via.begin() + count, u) != via.begin() + count) continue;  // parallel links
+      shared = graph_[u].kind != VertexKind::Storage && count < HopDistances::kMaxVia;
+      if (shared) via[count++] = u;
+    }
+    if (shared) {
+      for (int i = 0; i < count; ++i) h.via_[i] = hop_cache_->table(*this, via[i]).data();
+      h.count_ = count;
+      h.step_ = 1;
+      return h;
     }
   }
-  return dist;
+  h.via_[0] = hop_cache_->table(*this, to).data();
+  h.count_ = 1;
+  h.step_ = 0;
+  return h;
 }
 
 Path Topology::ecmp_path(VertexId from, VertexId to, std::uint64_t spread) const {
@@ -259,7 +296,7 @@ Path Topology::ecmp_path(VertexId from, VertexId to, std::uint64_t spread) const
   if (from == to) return out;
   // The storage target is an endpoint, never a transit hop (its links are not part of the compute fabric).
   auto endpoint_only = [&](VertexId v) { return graph_[v].kind == VertexKind::Storage && v != from && v != to; };
-  const std::vector<std::uint16_t>& dist = hops_to(to);
+  const HopDistances dist = hops_to(to);
   if (dist[from] == kUnreachable)
     throw std::invalid_argument("path: \"" + graph_[to].name + "\" cannot be reached from \"" + graph_[from].name +
                                 "\"");

@@ -201,3 +201,61 @@ TEST_CASE("topology: paths never transit the storage target", "[unit][topo]") {
   const auto last = to_storage.back().edge;
   CHECK((g[boost::source(last, g)].kind == tt::VertexKind::Storage || g[boost::target(last, g)].kind == tt::VertexKind::Storage));
 }
+
+namespace {
+// Hop distances to `to` the plain way: a search from `to` over the whole graph that reaches the storage target but
+// never leaves it (unless it is `to`). hops_to() must agree everywhere, whether it reads a GPU's distances through its
+// switches' tables or searches itself.
+std::vector<std::uint16_t> reference_hops(const Topology& t, VertexId to) {
+  const auto& g = t.graph();
+  std::vector<std::uint16_t> dist(boost::num_vertices(g), Topology::kUnreachable);
+  std::vector<VertexId> queue{to};
+  dist[to] = 0;
+  for (std::size_t head = 0; head < queue.size(); ++head) {
+    const VertexId v = queue[head];
+    if (g[v].kind == VertexKind::Storage && v != to) continue;
+    for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
+      const VertexId u = boost::target(*e, g);
+      if (dist[u] == Topology::kUnreachable) dist[u] = static_cast<std::uint16_t>(dist[v] + 1), queue.push_back(u);
+    }
+  }
+  return dist;
+}
+
+void check_all_hops(const Topology& t) {
+  const auto n = boost::num_vertices(t.graph());
+  for (VertexId to = 0; to < n; ++to) {
+    const std::vector<std::uint16_t> want = reference_hops(t, to);
+    const Topology::HopDistances got = t.hops_to(to);
+    for (VertexId v = 0; v < n; ++v) {
+      INFO(t.graph()[v].name << " -> " << t.graph()[to].name);
+      REQUIRE(got[v] == want[v]);
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("topology: hop distances through switches' tables equal a search from every destination", "[unit][topo]") {
+  SECTION("rail-optimized, two groups and spines, storage on the spines") {
+    FabricParams p = fabric(16, 8, 4);
+    p.storage_bandwidth = BytesPerSecond(100e9);
+    check_all_hops(make_rail_optimized(p));
+  }
+  SECTION("rail-optimized, one group, storage on every leaf") { check_all_hops(tt::testing::rail_cluster(2, 8)); }
+  SECTION("leaf-spine, oversubscribed") { check_all_hops(make_leaf_spine(fabric(32, 4, 4, 2.0))); }
+  SECTION("explicit: GPUs wired to the storage target search for themselves") {
+    Topology::Builder b("odd", "explicit", *find_gpu("A100-SXM"), 2);
+    b.add_node("a", 0, Seconds(1e-6));
+    b.add_node("b", 0, Seconds(1e-6));
+    VertexId leaf = b.add_switch(VertexKind::Leaf, "leaf0", 0);
+    VertexId st = b.add_storage("storage");
+    b.add_link(b.t.gpu_vertex(0, 0), leaf, LinkKind::Nic, "a0~leaf0", BytesPerSecond(1e9), Seconds(1e-6));
+    b.add_link(b.t.gpu_vertex(1, 0), leaf, LinkKind::Nic, "b0~leaf0", BytesPerSecond(1e9), Seconds(1e-6));
+    b.add_link(b.t.gpu_vertex(0, 1), st, LinkKind::Storage, "a1~storage", BytesPerSecond(1e9), Seconds(1e-6));
+    b.add_link(b.t.gpu_vertex(1, 1), st, LinkKind::Storage, "b1~storage", BytesPerSecond(1e9), Seconds(1e-6));
+    Topology t = std::move(b).build();
+    check_all_hops(t);
+    // a1 - a/nvswitch - a0 - leaf0 - b0 - b/nvswitch - b1, not the 2 hops through the storage target
+    CHECK(t.hops_to(t.gpu_vertex(1, 1))[t.gpu_vertex(0, 1)] == 6);
+  }
+}
