@@ -23,6 +23,8 @@
 #include "core/calib/measurement.hpp"
 #include "core/control/controller.hpp"
 #include "core/io/input_error.hpp"
+#include "core/io/control_plane_reader.hpp"
+#include "core/io/json_reader.hpp"
 #include "core/io/scenario_reader.hpp"
 #include "core/plan/comm_sweep.hpp"
 #include "kernels/attention_cuda.hpp"
@@ -170,7 +172,9 @@ int twin(const AcceptArgs& a) {
     if (!v.passed()) r.failure = "busbw below the threshold in simulation at " + std::to_string(v.failed_sizes().size()) + " size(s)";
   }
   Controller ctl(sc);
-  const auto stats = sim::run(sc, ctl);
+  sim::RunOptions options;  // a control-plane drill is played as `traintwin run` plays it
+  options.control_plane_outages = read_control_plane_outages(load_json_file(a.scenario), a.scenario);
+  const auto stats = sim::run(sc, ctl, options);
   ctl.set_driver("sim", stats.driver_info);
   const RunRecord& rec = ctl.record();
   accept::add_time_expectations(plan, rec, sc, accept::default_twin_time_noise());

@@ -22,6 +22,8 @@
 #include "cli/commands.hpp"
 #include "core/control/controller.hpp"
 #include "core/io/input_error.hpp"
+#include "core/io/control_plane_reader.hpp"
+#include "core/io/json_reader.hpp"
 #include "core/io/scenario_reader.hpp"
 #include "core/rollout/statistics.hpp"
 #include "sim/driver.hpp"
@@ -51,7 +53,9 @@ json run_one(const std::string& path, std::uint64_t seed, bool no_change) {
     std::erase_if(sc.rollout.effects,
                   [&](const rollout::ReleaseEffects& e) { return e.release == sc.rollout.plan->release; });
   Controller c(sc);
-  sim::run(sc, c);
+  sim::RunOptions options;  // a control-plane drill is played as `traintwin run` plays it
+  options.control_plane_outages = read_control_plane_outages(load_json_file(path), path);
+  sim::run(sc, c, options);
   const RunRecord& r = c.record();
   json out = {{"seed", seed}, {"variant", no_change ? "no_change" : "as_given"}};
   const RolloutRecord& ro = *r.rollout;

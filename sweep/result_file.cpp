@@ -7,6 +7,7 @@
 
 #include "core/control/check_metrics.hpp"
 #include "core/control/controller.hpp"
+#include "core/io/control_plane_reader.hpp"
 #include "core/io/scenario_reader.hpp"
 #include "reports/report.hpp"
 #include "sim/driver.hpp"
@@ -108,7 +109,9 @@ int run_point(const SweepSpec& spec, const Point& p, std::uint64_t seed, const f
   doc["seed"] = seed;
   Scenario scenario = read_scenario(doc, spec.base);
   Controller controller(scenario);
-  sim::RunStats stats = sim::run(scenario, controller);
+  sim::RunOptions options;  // a control-plane drill is played as `traintwin run` plays it
+  options.control_plane_outages = read_control_plane_outages(doc, spec.base);
+  sim::RunStats stats = sim::run(scenario, controller, options);
   controller.set_driver("sim", stats.driver_info);
   const RunRecord& record = controller.record();
   const json report = report_json(record);

@@ -130,7 +130,7 @@ TEST_CASE("the bundled sweeps are valid, every point included [unit]") {
     if (e.path().extension() != ".json") continue;
     INFO(e.path());
     const SweepSpec s = read_sweep_spec(e.path().string());
-    CHECK(grid(s).size() >= 5);
+    CHECK(grid(s).size() >= 2);  // a comparison (owned vs hybrid) has two points; the sizing sweeps have more
     ++n;
   }
   CHECK(n >= 4);
