@@ -21,6 +21,10 @@ RealReleases::RealReleases(const Scenario& scenario, Executor& inner, std::funct
   if (sc_.rollout.noise.enabled())
     throw InputError(sc_.source_file, "/noise",
                      "no noise section: a real run's noise is the machine's own (model noise in simulation only)");
+  for (const auto& e : sc_.rollout.effects)
+    if (e.failure_rate > 0)
+      throw InputError(sc_.source_file, "/rollout/releases/" + e.release + "/failure_rate",
+                       "0: the real driver plays no extra failure rate of a release (simulate it)");
   active_ = sc_.rollout.enabled();
   if (!active_) return;
   release_ = sc_.preflight.node_release;

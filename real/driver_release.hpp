@@ -11,7 +11,8 @@
 //   fires. An attempt that reports no iteration for recovery.watchdog_timeout of scenario time (counted from the end
 //   of its startup, then from its last progress) is reported stalled with Symptom::NoProgress and since = its last
 //   progress; the Controller's watchdog rule declares it, as it declares the simulator's deadlocks.
-// - Noise is refused (InputError at /noise): a real run's noise is the machine's own.
+// - Noise is refused (InputError at /noise): a real run's noise is the machine's own; so is a release's failure_rate
+//   (the simulator plays it).
 #pragma once
 
 #include <deque>

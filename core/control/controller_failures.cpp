@@ -54,13 +54,21 @@ void Controller::Impl::detect_failure(int j, std::vector<Action>& out) {
   }
   ++jr.restarts;
   if (rollout_copy(j)) {  // the rollout's copies restart on their own nodes, outside the queues
-    decide(t, "relaunch", spec.name, node_names(topo, gpus),
-           "a rollout copy restarts on its nodes; resumes from checkpoint at iteration " +
-               std::to_string(rt.checkpoint));
     std::vector<int> nodes;
     for (int gpu : gpus)
       if (nodes.empty() || nodes.back() != gpu / topo.gpus_per_node()) nodes.push_back(gpu / topo.gpus_per_node());
     set_state(j, JobState::Pending);
+    const auto out_node = std::find_if(nodes.begin(), nodes.end(), [&](int n) { return node_out[n] > 0; });
+    if (out_node != nodes.end()) {  // relaunched by rollout_relaunch_waiting when its nodes are back
+      ro.waiting_copies[j] = nodes;
+      decide(t, "relaunch", spec.name, node_names(topo, gpus),
+             "a rollout copy restarts on its nodes once " + topo.nodes()[*out_node].name +
+                 " is back; resumes from checkpoint at iteration " + std::to_string(rt.checkpoint));
+      return;
+    }
+    decide(t, "relaunch", spec.name, node_names(topo, gpus),
+           "a rollout copy restarts on its nodes; resumes from checkpoint at iteration " +
+               std::to_string(rt.checkpoint));
     rollout_launch_copy(j, nodes, t, out);
     return;
   }
@@ -198,6 +206,7 @@ void Controller::Impl::on(const NodeUp& e, Seconds now, std::vector<Action>& out
   }
   decide(now, "node_up", "", {topo.nodes()[n].name}, what);
   refresh_node(n, now, spare[n] ? "hot spare" : "drained", out);
+  rollout_relaunch_waiting(now, out);
 }
 
 // The node a NIC cable serves, or -1 (fabric, NVLink, storage cables keep no node out).

@@ -181,6 +181,7 @@ struct Controller::Impl {
   void rollout_release_hold(int n, Seconds now, std::vector<Action>& out);
   void rollout_reimaged_all(Seconds now, std::vector<Action>& out);
   void rollout_launch_copy(int j, const std::vector<int>& nodes, Seconds now, std::vector<Action>& out);
+  void rollout_relaunch_waiting(Seconds now, std::vector<Action>& out);
   void rollout_stop_copy(int j, Seconds now, std::vector<Action>& out);
   void rollout_sample(Seconds now);
   void rollout_sample_jobs();

@@ -429,4 +429,20 @@ void Controller::Impl::rollout_finish(Seconds now) {
   rec.rollout->baseline_gpu_hours = gpu_hours(c.baseline_job);
 }
 
+// Rollout copies that failed with one of their nodes out (controller_failures.cpp) relaunch there once every one of
+// their nodes is back; a copy the rollout stopped meanwhile is forgotten.
+void Controller::Impl::rollout_relaunch_waiting(Seconds now, std::vector<Action>& out) {
+  for (auto it = ro.waiting_copies.begin(); it != ro.waiting_copies.end();) {
+    const auto& [j, nodes] = *it;
+    if (jobs[j].state != JobState::Pending) {
+      it = ro.waiting_copies.erase(it);
+    } else if (std::any_of(nodes.begin(), nodes.end(), [&](int n) { return node_out[n] > 0; })) {
+      ++it;
+    } else {
+      rollout_launch_copy(j, nodes, now, out);
+      it = ro.waiting_copies.erase(it);
+    }
+  }
+}
+
 }  // namespace tt

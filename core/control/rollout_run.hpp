@@ -36,6 +36,8 @@ struct RolloutRun {
   std::map<int, int> job_side;
   std::map<int, std::size_t> job_failures_seen, job_checkpoints_seen;
   std::array<double, 2> side_failures{};
+  // Copies that failed while one of their nodes is out: their nodes; they relaunch there once every one is back.
+  std::map<int, std::vector<int>> waiting_copies;
 };
 
 }  // namespace tt

@@ -33,7 +33,9 @@ ReleaseEffects::ReleaseEffects(const Scenario& scenario, Executor& inner)
   drift_.assign(nodes, 0.0);
   jitter_.assign(nodes, 0.0);
   const auto& noise = sc_.rollout.noise;
+  next_failure_.assign(nodes, std::nullopt);
   for (int n = 0; n < nodes; ++n) {
+    failure_rng_.push_back(stream(sc_.seed, 0x6661696cULL, static_cast<std::uint64_t>(n)));
     noise_rng_.push_back(stream(sc_.seed, 0x6e6f697365ULL, static_cast<std::uint64_t>(n)));
     if (noise.node_sd > 0) base_[n] = std::max(0.05, noise_rng_.back().normal(1.0, noise.node_sd));
   }
@@ -75,6 +77,43 @@ void ReleaseEffects::apply_comm(int node, Seconds now) {
   f.fraction = want;
   f.cause = "release " + release_[node] + " communication on " + sc_.topology.nodes()[node].name;
   inner_.inject(FaultChange{now, 0, true}, f, t, now);
+}
+
+// The node's next extra failure, an exponential time after `from` at its release's rate; none on a release without.
+void ReleaseEffects::schedule_failure(int node, Seconds from) {
+  const rollout::ReleaseEffects* e = sc_.rollout.effects_of(release_[node]);
+  next_failure_[node].reset();
+  if (e && e->failure_rate > 0)
+    next_failure_[node] = from + Seconds(failure_rng_[node].exponential(86400 / e->failure_rate));
+}
+
+void ReleaseEffects::gpu_failure(int node, int gpu, bool starts, Seconds now) {
+  const rollout::ReleaseEffects* e = sc_.rollout.effects_of(release_[node]);
+  FaultSpec f;
+  f.kind = FaultKind::GpuFailure;
+  f.at = now;
+  f.target = sc_.topology.graph()[sc_.topology.gpu_vertex(node, gpu)].name;
+  f.repair = e ? e->failure_repair : Seconds(0);
+  f.cause = "release " + release_[node] + " failure rate";
+  inner_.inject(FaultChange{now, 0, starts}, f, resolve_fault_target(sc_, f, 0), now);
+}
+
+void ReleaseEffects::play_failures(Seconds now) {
+  while (!repairs_.empty() && std::get<0>(*repairs_.begin()) <= now) {
+    const auto [at, node, gpu] = *repairs_.begin();
+    repairs_.erase(repairs_.begin());
+    gpu_failure(node, gpu, false, now);
+  }
+  for (std::size_t n = 0; n < next_failure_.size(); ++n) {
+    if (!next_failure_[n] || *next_failure_[n] > now) continue;
+    const int node = static_cast<int>(n);
+    const int gpu = failure_rng_[n].uniform_int(0, sc_.topology.gpus_per_node() - 1);
+    ++failures_played_;
+    gpu_failure(node, gpu, true, now);
+    const Seconds back = now + sc_.rollout.effects_of(release_[n])->failure_repair;
+    repairs_.insert({back, node, gpu});
+    schedule_failure(node, back);
+  }
 }
 
 void ReleaseEffects::noise_tick(Seconds now) {
@@ -140,8 +179,10 @@ void ReleaseEffects::observe(Seconds now) {
       release_[node] = release;
       apply_speed(node, now);
       apply_comm(node, now);
+      schedule_failure(node, now);
       queued_.push_back(NodeReimaged{node, release});
     }
+    play_failures(now);
     while (!hangs_.empty() && hangs_.begin()->at <= now) {
       const PendingHang h = *hangs_.begin();
       hangs_.erase(hangs_.begin());
@@ -181,6 +222,8 @@ std::optional<Seconds> ReleaseEffects::next_observation() const {
     consider(next_tick_);
     if (!reimages_.empty()) consider(std::get<0>(*reimages_.begin()));
     if (!hangs_.empty()) consider(hangs_.begin()->at);
+    if (!repairs_.empty()) consider(std::get<0>(*repairs_.begin()));
+    for (const auto& t : next_failure_) consider(t);
   }
   return best;
 }

@@ -2,12 +2,15 @@
 // (docs/rollout.md). A Reimage action takes its duration and then reports NodeReimaged; from then on the node plays
 // its release's effects: compute_speed as its GPUs' speed (a straggler with that fraction), comm_speed as a bandwidth
 // factor on its NIC cables, and hang_per_collective as a deadlock of a job launched on it after a number of
-// collective calls drawn from the seed (the Controller's watchdog declares it, as it declares any deadlock).
+// collective calls drawn from the seed (the Controller's watchdog declares it, as it declares any deadlock), and
+// failure_rate as GPU failures of the node at that added rate (a Poisson process from the seed, one GPU drawn each
+// time, back after failure_repair).
 // Noise (rollout::Noise) multiplies every node's speed by a per-node base, a drift and a fresh jitter each interval,
 // drawn from the scenario's seed. Neither a rollout nor noise in the scenario: everything passes through unchanged.
 #pragma once
 
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <vector>
@@ -35,6 +38,7 @@ class ReleaseEffects final : public ForwardingExecutor {
   const std::string& release(int node) const { return release_[node]; }
   double speed(int node) const { return speed_[node]; }
   int hangs_played() const { return hangs_played_; }
+  int failures_played() const { return failures_played_; }
 
  private:
   struct PendingHang {
@@ -45,6 +49,9 @@ class ReleaseEffects final : public ForwardingExecutor {
   void apply_speed(int node, Seconds now);
   void apply_comm(int node, Seconds now);
   void noise_tick(Seconds now);
+  void schedule_failure(int node, Seconds from);
+  void gpu_failure(int node, int gpu, bool starts, Seconds now);
+  void play_failures(Seconds now);
 
   const Scenario& sc_;
   bool active_ = false;
@@ -59,6 +66,10 @@ class ReleaseEffects final : public ForwardingExecutor {
   std::vector<Event> queued_;
   std::size_t next_queued_ = 0;
   int hangs_played_ = 0;
+  std::vector<Random> failure_rng_;                          // one stream per node
+  std::vector<std::optional<Seconds>> next_failure_;         // by node, while its release adds failures
+  std::set<std::tuple<Seconds, int, int>> repairs_;          // (back at, node, GPU)
+  int failures_played_ = 0;
 };
 
 }  // namespace tt

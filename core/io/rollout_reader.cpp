@@ -42,10 +42,14 @@ std::vector<rollout::ReleaseEffects> read_effects(JsonObject& o, const preflight
       rels.fail(e.release, "releases named after releases of the preflight matrix (" + list_names(names) + "); " +
                                in_quotes(e.release) + " is not one" + suggestion(e.release, names));
     }
-    auto r = open_child(rels, e.release, {"compute_speed", "comm_speed", "hang_per_collective", "shares_jobs_with"});
+    auto r = open_child(rels, e.release,
+                        {"compute_speed", "comm_speed", "hang_per_collective", "failure_rate", "failure_repair",
+                         "shares_jobs_with"});
     e.compute_speed = r.opt_number("compute_speed", 0.01, 10).value_or(1.0);
     e.comm_speed = r.opt_number("comm_speed", 0.01, 10).value_or(1.0);
     e.hang_per_collective = r.opt_number("hang_per_collective", 0, 1).value_or(0.0);
+    e.failure_rate = r.opt_number("failure_rate", 0, 1000).value_or(0.0);
+    e.failure_repair = opt_positive_seconds(r, "failure_repair").value_or(e.failure_repair);
     if (present(r, "shares_jobs_with")) {
       for (const auto& [elem, ptr] : r.array("shares_jobs_with", true)) {
         if (!elem->is_string() || !m.find(elem->get<std::string>()))

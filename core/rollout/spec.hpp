@@ -20,6 +20,8 @@ struct ReleaseEffects {
   double compute_speed = 1.0;         // multiplier on the node's GPU speed (0.95: 5% slower compute)
   double comm_speed = 1.0;            // multiplier on the bandwidth of the node's NIC cables
   double hang_per_collective = 0.0;   // probability that one collective call of a job on the node never completes
+  double failure_rate = 0.0;          // extra GPU failures per node per day on this release (seeded, Poisson)
+  Seconds failure_repair = Seconds(7200);  // how long such a failed GPU keeps its node out
   std::vector<std::string> shares_jobs_with;  // releases a job may mix with this one; empty: only itself
 };
 

@@ -64,7 +64,7 @@ TEST_CASE("e2e: hybrid-overflow twice gives a byte-identical report", "[e2e][cos
   CHECK(ra == read_file(b / "report.json"));
 }
 
-TEST_CASE("e2e: the owned-only variant never uses or bills the cloud; a scenario without prices has no cost key",
+TEST_CASE("e2e: the owned-only variant never uses or bills the cloud, a scenario without prices has no cost key",
           "[e2e][cost]") {
   auto owned = scratch_dir("hybrid-owned");
   REQUIRE(run_cli("run " + scenario("hybrid-overflow-owned") + " --quiet --out " + owned.string()).exit_code == 0);

@@ -7,7 +7,7 @@
 
 using namespace tt::testing;
 
-TEST_CASE("e2e: single nodes of 65 to 576 GPUs place jobs; no size exits 3", "[e2e]") {
+TEST_CASE("e2e: single nodes of 65 to 576 GPUs place jobs, no size exits 3", "[e2e]") {
   const auto dir = scratch_dir("nvlink-domain");
   for (int gpus : {65, 72, 128, 129, 130, 160, 200, 576}) {
     auto job = [&](const std::string& name, int n, double submit) {

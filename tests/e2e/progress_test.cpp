@@ -44,7 +44,7 @@ TEST_CASE("progress: simulated time over the expected end, events per second, wa
     CHECK(tt::cli::progress_text(at(3600, 1), Seconds(7200), 10, width).size() < static_cast<std::size_t>(width));
 }
 
-TEST_CASE("progress: ProgressLine redraws one line in place and erases it; disabled, it writes nothing", "[e2e]") {
+TEST_CASE("progress: ProgressLine redraws one line in place and erases it, disabled, it writes nothing", "[e2e]") {
   char* data = nullptr;
   std::size_t size = 0;
   std::FILE* out = open_memstream(&data, &size);

@@ -105,7 +105,7 @@ TEST_CASE("a journal with any byte of its last record flipped is cut back to the
     }
 }
 
-TEST_CASE("a corrupt record in the middle ends the journal there; a file that is no journal is refused",
+TEST_CASE("a corrupt record in the middle ends the journal there, a file that is no journal is refused",
           "[real][unit]") {
   const fs::path dir = real_scratch("journal-middle");
   const Written w = write_three(dir);

@@ -86,7 +86,7 @@ TEST_CASE("diff: from zero, from absent and to absent", "[reports]") {
   CHECK(row(back, "job.end_s", "eval-b").verdict == Verdict::Improved);
 }
 
-TEST_CASE("diff: a check from pass to fail regresses; fail to pass improves", "[reports]") {
+TEST_CASE("diff: a check from pass to fail regresses, fail to pass improves", "[reports]") {
   json now = base_report();
   now["checks"][0]["passed"] = false;
   now["checks"][2]["passed"] = true;
@@ -114,7 +114,7 @@ TEST_CASE("diff: a check name twice is refused, naming the second", "[reports]")
   }
 }
 
-TEST_CASE("diff: jobs matched by name; one-sided jobs are listed, not regressions", "[reports]") {
+TEST_CASE("diff: jobs matched by name, one-sided jobs are listed, not regressions", "[reports]") {
   json now = base_report();
   std::swap(now["jobs"][0], now["jobs"][1]);  // order does not matter
   now["jobs"][0]["name"] = "eval-c";          // eval-b gone, eval-c new

@@ -129,7 +129,7 @@ TEST_CASE("prometheus: each family is HELP, TYPE, then its samples, together", "
   CHECK(families.size() > 20);
 }
 
-TEST_CASE("prometheus: label values and help text are escaped; odd values are spelled out", "[reports]") {
+TEST_CASE("prometheus: label values and help text are escaped, odd values are spelled out", "[reports]") {
   CHECK(tt::prometheus_label_value("a\\b\"c\nd") == R"(a\\b\"c\nd)");
   CHECK(tt::prometheus_help("a\\b\"c\nd") == R"(a\\b"c\nd)");
   CHECK(tt::prometheus_label_value("\xFF") == "\xEF\xBF\xBD");

@@ -3,35 +3,14 @@
 // nodes; the drained job lands back on the upgraded node). A 10% slower release is rolled back; no change is promoted.
 // Bad specs: copy keys with kind any_job, an unknown kind, and a release that may not share jobs.
 #include <catch2/catch.hpp>
-#include <fstream>
-#include <nlohmann/json.hpp>
-
-#include "tests/e2e/cli_support.hpp"
+#include "tests/rollout/variant_run.hpp"
 
 namespace {
 
-struct Outcome {
-  int exit_code = 0;
-  std::string output, decisions;
-  nlohmann::json report;
-};
+using Outcome = tt::testing::VariantRun;
 
 Outcome run_variant(const std::string& name, const std::string& from, const std::string& to) {
-  const auto dir = tt::testing::scratch_dir("rollout-anyjob-" + name);
-  std::string text = tt::testing::read_file(std::string(TT_SOURCE_DIR) + "/tests/data/rollout-anyjob.json");
-  if (!from.empty()) text.replace(text.find(from), from.size(), to);
-  const std::string matrix = "../../matrices/";
-  text.replace(text.find(matrix), matrix.size(), std::string(TT_SOURCE_DIR) + "/matrices/");
-  std::ofstream(dir / "s.json") << text;
-  Outcome o;
-  const auto r = tt::testing::run_cli("run " + (dir / "s.json").string() + " --quiet --out " + dir.string());
-  o.exit_code = r.exit_code;
-  o.output = r.output;
-  if (r.exit_code == 0) {
-    o.decisions = tt::testing::read_file(dir / "decisions.txt");
-    o.report = nlohmann::json::parse(tt::testing::read_file(dir / "report.json"));
-  }
-  return o;
+  return tt::testing::run_fixture_variant("rollout-anyjob", name, from, to);
 }
 
 }  // namespace

@@ -3,27 +3,17 @@
 // every iteration, tests/data/rollout-comm.json) is measurably slower on a release with slower communication, by
 // about its communication time x (1 / comm_speed - 1); with comm_speed 1 nothing changes.
 #include <catch2/catch.hpp>
-#include <fstream>
-#include <nlohmann/json.hpp>
-
-#include "tests/e2e/cli_support.hpp"
+#include "tests/rollout/variant_run.hpp"
 
 namespace {
 
 // The canary's iteration_time and collective_bandwidth verdicts of step 1 with the release's comm_speed set to `speed`.
 nlohmann::json first_step(const std::string& speed) {
-  const auto dir = tt::testing::scratch_dir("rollout-comm-" + speed);
-  std::string text = tt::testing::read_file(std::string(TT_SOURCE_DIR) + "/tests/data/rollout-comm.json");
-  const std::string effect = "\"comm_speed\": 0.5";
-  text.replace(text.find(effect), effect.size(), "\"comm_speed\": " + speed);
-  const std::string matrix = "../../matrices/";
-  text.replace(text.find(matrix), matrix.size(), std::string(TT_SOURCE_DIR) + "/matrices/");
-  std::ofstream(dir / "s.json") << text;
-  const auto r = tt::testing::run_cli("run " + (dir / "s.json").string() + " --quiet --out " + dir.string());
+  const auto r =
+      tt::testing::run_fixture_variant("rollout-comm", speed, "\"comm_speed\": 0.5", "\"comm_speed\": " + speed);
   INFO(r.output);
   REQUIRE(r.exit_code == 0);
-  const auto report = nlohmann::json::parse(tt::testing::read_file(dir / "report.json"));
-  return report["rollout"]["steps"][0];
+  return r.report["rollout"]["steps"][0];
 }
 
 }  // namespace

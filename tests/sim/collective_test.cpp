@@ -104,7 +104,7 @@ TEST_CASE("sim: two all-reduces sharing one bottleneck link each get half of it"
   CHECK(local["groups"][0][1].get<double>() == Approx(d.predicted.value).epsilon(0.01));
 }
 
-TEST_CASE("sim: a group the planner did not plan is refused; one that moves nothing takes no time", "[sim]") {
+TEST_CASE("sim: a group the planner did not plan is refused, one that moves nothing takes no time", "[sim]") {
   Topology topo = make_single_node(fabric(1, 8, 1));
   CommGroup unplanned;
   unplanned.gpus = {0, 1};

@@ -58,7 +58,7 @@ std::vector<A> only(const std::vector<Action>& actions) {
 
 }  // namespace
 
-TEST_CASE("scaling: pending demand that fits the pool provisions nodes; the job starts on them", "[unit][control]") {
+TEST_CASE("scaling: pending demand that fits the pool provisions nodes, the job starts on them", "[unit][control]") {
   Rig r(pooled({job("small", "q", 8), job("big", "q", 16)}, 0, 3));
   REQUIRE(r.c.next_deadline() == Seconds(0));
   auto a = r.at(0, Timer{});

@@ -201,7 +201,7 @@ TEST_CASE("preemption exempt time: a job that started recently is not a victim",
   CHECK(r.c.record().jobs[1].state == JobStatus::Running);
 }
 
-TEST_CASE("backfill: a job that ends before the reservation starts now; one that would delay it waits",
+TEST_CASE("backfill: a job that ends before the reservation starts now, one that would delay it waits",
           "[unit][sched][control]") {
   auto make = [](bool backfill) {
     Scenario s = scenario(rail_cluster(4), {{"q", 64}},
@@ -255,7 +255,7 @@ TEST_CASE("backfill: a long job may start beside the reservation on GPUs it does
   CHECK(r.start("L2") == 200);
 }
 
-TEST_CASE("topology: at most N leaf groups, relaxed after max_wait; preferred never waits", "[unit][sched][control]") {
+TEST_CASE("topology: at most N leaf groups, relaxed after max_wait, preferred never waits", "[unit][sched][control]") {
   // Three groups of two nodes. B (spread) holds one node of each group until 1000, so the three free nodes lie in
   // three groups and T (two nodes, one group wanted) cannot have one group before B ends.
   auto run = [](TopologyConstraint t) {
@@ -300,7 +300,7 @@ TEST_CASE("topology: at most N leaf groups, relaxed after max_wait; preferred ne
   }
 }
 
-TEST_CASE("StrictFIFO: a blocked head holds back its queue; BestEffortFIFO lets later jobs through",
+TEST_CASE("StrictFIFO: a blocked head holds back its queue, BestEffortFIFO lets later jobs through",
           "[unit][sched][control]") {
   for (auto strategy : {QueueingStrategy::StrictFifo, QueueingStrategy::BestEffortFifo}) {
     QueueSpec q{"q", 64};

@@ -112,7 +112,7 @@ TEST_CASE("cost: lifecycle expiry keeps a running job's newest checkpoint", "[un
   CHECK(kept_gb_months(w, 0, gb, 0, std::nullopt, std::nullopt, end) == Approx(9.0 / 730));
 }
 
-TEST_CASE("cost: the stricter of the job's and the section's keep_last applies; nothing productive, no ratio",
+TEST_CASE("cost: the stricter of the job's and the section's keep_last applies, nothing productive, no ratio",
           "[unit][cost]") {
   Prices p = two_site_prices();
   CostInput in = two_site_input();

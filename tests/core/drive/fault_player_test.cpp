@@ -27,7 +27,7 @@ Scenario two_nodes() {
 
 }  // namespace
 
-TEST_CASE("fault player: changes by time; at one instant by fault order, a fault before its own repair",
+TEST_CASE("fault player: changes by time, at one instant by fault order, a fault before its own repair",
           "[unit][drive]") {
   Scenario s = two_nodes();
   const std::string n0 = s.topology.nodes()[0].name, n1 = s.topology.nodes()[1].name;
@@ -46,7 +46,7 @@ TEST_CASE("fault player: changes by time; at one instant by fault order, a fault
   CHECK(starts == std::vector<bool>{true, false, true, false, true, true, false});
 }
 
-TEST_CASE("fault player: changes at or after the horizon are never played; take_due gives them in order",
+TEST_CASE("fault player: changes at or after the horizon are never played, take_due gives them in order",
           "[unit][drive]") {
   Scenario s = two_nodes();
   const std::string n0 = s.topology.nodes()[0].name;

@@ -4,7 +4,7 @@
 
 using namespace tt;
 
-TEST_CASE("busbw: algbw = size / time; busbw factors as nccl-tests defines them", "[unit][plan]") {
+TEST_CASE("busbw: algbw = size / time, busbw factors as nccl-tests defines them", "[unit][plan]") {
   const Bytes size(1e9);
   const Seconds t(0.01);
   const int n = 8;

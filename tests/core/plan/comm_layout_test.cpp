@@ -63,7 +63,7 @@ TEST_CASE("a data-parallel group of one GPU per node stays on its rail", "[unit]
   CHECK(ring_channels(layout_of(testing::first_gpus(8), 8)) == std::vector<std::vector<int>>{testing::first_gpus(8)});
 }
 
-TEST_CASE("double binary trees: every node but the root has a parent; inner nodes of one are leaves of the other",
+TEST_CASE("double binary trees: every node but the root has a parent, inner nodes of one are leaves of the other",
           "[unit][plan]") {
   const int nodes = 16;
   auto trees = tree_channels(layout_of(testing::first_gpus(nodes * 8), 8));

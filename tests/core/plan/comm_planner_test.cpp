@@ -52,7 +52,7 @@ TEST_CASE("planner: the choice is the fastest option, and flips where the cost m
   }
 }
 
-TEST_CASE("planner: small messages take LL, large ones Simple; trees win mid-size across many nodes", "[unit][plan]") {
+TEST_CASE("planner: small messages take LL, large ones Simple, trees win mid-size across many nodes", "[unit][plan]") {
   SECTION("one node without NVLS (A100)") {
     Topology topo = h100_nodes(1, "A100-SXM");
     CommPlanner planner(topo, comm_constants(topo.gpu()));

@@ -30,7 +30,7 @@ TEST_CASE("perf model: compute time is training FLOPs over peak x efficiency, wi
   CHECK(plan.predicted_iteration > plan.compute);
 }
 
-TEST_CASE("perf model: groups follow Megatron rank order; data-parallel rings stay on one rail", "[unit][plan]") {
+TEST_CASE("perf model: groups follow Megatron rank order, data-parallel rings stay on one rail", "[unit][plan]") {
   Topology topo = testing::rail_cluster(4);
   JobSpec j = testing::job("j", "q", 32);
   j.parallel = {8, 1, 4};
@@ -73,7 +73,7 @@ TEST_CASE("perf model: an iteration costs its compute plus each step's slowest p
   CHECK(plan.predicted_iteration.value == Approx(expected.value));
 }
 
-TEST_CASE("perf model: a group the planner did not plan is refused; one that moves nothing costs nothing",
+TEST_CASE("perf model: a group the planner did not plan is refused, one that moves nothing costs nothing",
           "[unit][plan]") {
   CommGroup g;
   g.gpus = {0, 8, 16, 24};
@@ -110,7 +110,7 @@ TEST_CASE("perf model: comm settings that cannot run a job's group stop the plan
   }
 }
 
-TEST_CASE("perf model: uneven pipeline stages as Llama 3 405B ran them; the heaviest stage sets the pace",
+TEST_CASE("perf model: uneven pipeline stages as Llama 3 405B ran them, the heaviest stage sets the pace",
           "[unit][plan]") {
   // 126 layers on 16 stages: 7 + 14 x 8 + 7 (Llama 3 paper, section 3.3.2).
   const std::vector<int> llama = pipeline_stage_layers(126, 16);

@@ -174,7 +174,7 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "kueue reclaim LowerPriority never takes an equal priority; Any does (TestPreemption \"do not reclaim "
+    "kueue reclaim LowerPriority never takes an equal priority, Any does (TestPreemption \"do not reclaim "
     "borrowed quota from same priority for withinCohort=ReclaimFromLowerPriority\" and \"reclaim borrowed quota "
     "from same priority for withinCohort=ReclaimFromAny\")",
     "[unit][sched][kueue]") {
@@ -236,7 +236,7 @@ TEST_CASE(
 
 TEST_CASE(
     "kueue borrowWithinCohort: preempt a lower priority of another queue and borrow (TestPreemption \"use "
-    "BorrowWithinCohort; allow preempting a lower-priority workload from another ClusterQueue while borrowing\")",
+    "BorrowWithinCohort, allow preempting a lower-priority workload from another ClusterQueue while borrowing\")",
     "[unit][sched][kueue]") {
   Case k(with_shared_cq, {{"a_best_effort_low", "a_best_effort", -1, 10},
                           {"b_best_effort_low", "b_best_effort", -1, 1},
@@ -258,7 +258,7 @@ TEST_CASE(
 
 TEST_CASE(
     "kueue borrowWithinCohort maxPriorityThreshold: a victim above it forbids borrowing (TestPreemption \"use "
-    "BorrowWithinCohort; don't allow preempting a lower-priority workload with priority above "
+    "BorrowWithinCohort, don't allow preempting a lower-priority workload with priority above "
     "MaxPriorityThreshold, if borrowing is required even after the preemption\" and \"... allow ... if borrowing "
     "is not required after the preemption\")",
     "[unit][sched][kueue]") {
@@ -276,8 +276,8 @@ TEST_CASE(
 
 TEST_CASE(
     "kueue borrowWithinCohort above nominal: other queues only below the threshold (TestPreemption \"use "
-    "BorrowWithinCohort; only preempt from CQ if no workloads below threshold and already above nominal\" and "
-    "\"use BorrowWithinCohort; preempt from CQ and from other CQs with workloads below threshold\")",
+    "BorrowWithinCohort, only preempt from CQ if no workloads below threshold and already above nominal\" and "
+    "\"use BorrowWithinCohort, preempt from CQ and from other CQs with workloads below threshold\")",
     "[unit][sched][kueue]") {
   SECTION("only the queue's own") {
     Case k(with_shared_cq, {{"a_standard_1", "a_standard", 1, 10},

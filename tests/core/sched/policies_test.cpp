@@ -63,7 +63,7 @@ TEST_CASE("fair share: usage decays with the half-life and is normalized by quot
 
 TEST_CASE(
     "EASY backfill: the reservation is at the earliest end that frees "
-    "enough GPUs; state is unchanged",
+    "enough GPUs, state is unchanged",
     "[unit][sched]") {
   ClusterState state(testing::rail_cluster(4));
   std::vector<int> a, b, c;
@@ -155,7 +155,7 @@ TEST_CASE("cluster state: GPUs of a node that went down can be released and give
   CHECK(state.total_free_gpus() == 2 * state.gpus_per_node());
 }
 
-TEST_CASE("spread placement: the emptiest node; whole nodes one group at a time", "[unit][sched]") {
+TEST_CASE("spread placement: the emptiest node, whole nodes one group at a time", "[unit][sched]") {
   ClusterState state(testing::rail_cluster(6, 2));
   state.allocate({0});
   SpreadPlacement spread;

@@ -57,7 +57,7 @@ TEST_CASE("cluster state: a down node offers nothing and counts no whole node", 
   CHECK(state.whole_free_nodes_in_group(0) == 2);
 }
 
-TEST_CASE("scheduler: priority, then order; without backfill a capacity-blocked job holds back later jobs",
+TEST_CASE("scheduler: priority, then order, without backfill a capacity-blocked job holds back later jobs",
           "[unit][sched]") {
   ClusterState state(testing::rail_cluster(2));
   std::vector<QueueSpec> queues = {{"q", 64}};

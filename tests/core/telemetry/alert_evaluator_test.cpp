@@ -48,7 +48,7 @@ TEST_CASE("alert evaluator: pending, then firing exactly at active-since + for, 
   CHECK(ev.firing(0) == 0);
 }
 
-TEST_CASE("alert evaluator: a condition shorter than `for` never fires; for 0 fires at once", "[unit][telemetry]") {
+TEST_CASE("alert evaluator: a condition shorter than `for` never fires, for 0 fires at once", "[unit][telemetry]") {
   std::vector<AlertSpec> rules = {rule("Slow", Aggregation::None, CompareOp::Ge, 1, 60),
                                   rule("Now", Aggregation::None, CompareOp::Ge, 1, 0)};
   AlertEvaluator ev(rules);
@@ -166,7 +166,7 @@ TEST_CASE("alert evaluator: incremental evaluation gives the transitions of a fu
   CHECK(transitions > 100);  // the sequence exercises the state machine
 }
 
-TEST_CASE("metric registry: a change is listed once until cleared; an unchanged value is no change",
+TEST_CASE("metric registry: a change is listed once until cleared, an unchanged value is no change",
           "[unit][telemetry]") {
   MetricRegistry r;
   SeriesId a = r.add(metric::kQueueLength, {{"queue", "a"}});

@@ -5,7 +5,7 @@
 
 using namespace tt;
 
-TEST_CASE("series recorder: bounded rows; a caller sampling every step() takes logarithmically many samples",
+TEST_CASE("series recorder: bounded rows, a caller sampling every step() takes logarithmically many samples",
           "[unit][telemetry]") {
   MetricRegistry r;
   SeriesId up = r.add(metric::kGpusUp, {});

@@ -16,7 +16,7 @@ Topology two_sites() {
 
 }  // namespace
 
-TEST_CASE("sites: every node knows its site; each site its own storage and contiguous nodes", "[unit][topo]") {
+TEST_CASE("sites: every node knows its site, each site its own storage and contiguous nodes", "[unit][topo]") {
   const Topology t = two_sites();
   REQUIRE(t.sites().size() == 2);
   CHECK(t.nodes().size() == 5);
@@ -39,7 +39,7 @@ TEST_CASE("sites: every node knows its site; each site its own storage and conti
   CHECK(t.link(t.inter_site_link()).bandwidth.value == 1.25e9);
 }
 
-TEST_CASE("sites: a route between sites crosses the inter-site link; within a site it never does", "[unit][topo]") {
+TEST_CASE("sites: a route between sites crosses the inter-site link, within a site it never does", "[unit][topo]") {
   const Topology t = two_sites();
   auto crosses = [&](const Path& p) {
     for (const Hop& h : p)
