@@ -63,18 +63,55 @@ std::vector<json> read_range(JsonObject o) {
   return out;
 }
 
-Parameter read_parameter(const json& v, const std::string& file, const std::string& ptr) {
-  JsonObject o = reader::open(v, file, ptr, {"pointer", "values", "range", "label"});
-  Parameter p;
-  p.pointer = o.str("pointer");
-  if (p.pointer.front() != '/') o.fail("pointer", "a JSON pointer starting with \"/\" (\"/topology/nodes\")");
+// A JSON pointer, at `where` of the spec.
+void check_pointer(const std::string& file, const std::string& where, const std::string& pointer) {
+  if (pointer.empty() || pointer.front() != '/')
+    throw InputError(file, where, "a JSON pointer starting with \"/\" (\"/topology/nodes\"), found " +
+                                      reader::in_quotes(pointer));
   try {
-    (void)json::json_pointer(p.pointer);
+    (void)json::json_pointer(pointer);
   } catch (const json::exception&) {
-    o.fail("pointer", "a valid JSON pointer (RFC 6901), found " + reader::in_quotes(p.pointer));
+    throw InputError(file, where, "a valid JSON pointer (RFC 6901), found " + reader::in_quotes(pointer));
   }
+}
+
+// "cases": [{"name": "owned", "set": {"/scheduler/overflow": false}}, ...]: named points that set several values.
+void read_cases(JsonObject& o, Parameter& p) {
+  for (const auto& [c, cptr] : o.array("cases")) {
+    JsonObject co = reader::open(*c, o.file(), cptr, {"name", "set"});
+    const std::string name = co.str("name");
+    if (name.empty()) co.fail("name", "a non-empty case name");
+    for (const auto& v : p.values)
+      if (v == name) co.fail("name", "a case name of its own; " + reader::in_quotes(name) + " is taken");
+    const json& set = co.raw("set");
+    if (!set.is_object()) co.fail("set", "an object of JSON pointers and the values they set, found " + set.dump());
+    std::vector<std::pair<std::string, json>> sets;
+    for (const auto& [pointer, value] : set.items()) {
+      check_pointer(o.file(), co.child_pointer("set") + "/" + pointer_escape(pointer), pointer);
+      sets.emplace_back(pointer, value);
+    }
+    co.finish();
+    p.values.emplace_back(name);
+    p.sets.push_back(std::move(sets));
+  }
+}
+
+Parameter read_parameter(const json& v, const std::string& file, const std::string& ptr) {
+  JsonObject o = reader::open(v, file, ptr, {"pointer", "values", "range", "label", "cases"});
+  Parameter p;
+  if (o.has("cases")) {
+    for (const char* other : {"pointer", "values", "range"})
+      if (o.has(other))
+        o.fail(other, "no \"" + std::string(other) + "\" beside \"cases\" (each case sets its pointers)");
+    read_cases(o, p);
+    p.label = o.opt_str("label").value_or("case");
+    o.finish();
+    return p;
+  }
+  p.pointer = o.str("pointer");
+  check_pointer(file, o.child_pointer("pointer"), p.pointer);
   const bool has_values = o.has("values"), has_range = o.has("range");
-  if (has_values == has_range) o.fail_here("exactly one of \"values\" or \"range\"");
+  if (has_values == has_range) o.fail_here("exactly one of \"values\", \"range\" or \"cases\"");
   if (has_values) {
     for (const auto& [e, eptr] : o.array("values")) {
       if (e->is_null() || e->is_object() || e->is_array())
@@ -185,7 +222,8 @@ SweepSpec read_sweep_spec(const json& doc, const std::string& file, bool check_p
   for (const auto& [v, ptr] : o.array("parameters")) s.parameters.push_back(read_parameter(*v, file, ptr));
   for (std::size_t i = 0; i < s.parameters.size(); ++i)
     for (std::size_t j = 0; j < i; ++j)
-      if (s.parameters[i].pointer == s.parameters[j].pointer || s.parameters[i].label == s.parameters[j].label)
+      if ((!s.parameters[i].cases() && s.parameters[i].pointer == s.parameters[j].pointer) ||
+          s.parameters[i].label == s.parameters[j].label)
         throw InputError(file, "/parameters/" + std::to_string(i),
                          "a pointer and label of its own; parameter " + std::to_string(j) + " has them already");
   const json& seeds = o.raw("seeds");
@@ -218,12 +256,27 @@ SweepSpec read_sweep_spec(const json& doc, const std::string& file, bool check_p
   const std::vector<Point> points = grid(s);
   for (std::size_t k = 0; k < s.parameters.size(); ++k) {
     const std::string ptr = "/parameters/" + std::to_string(k);
+    const Parameter& par = s.parameters[k];
     json doc = load_json_file(s.base);
-    if (s.parameters[k].pointer.starts_with("/topology/")) set_topology_inline(doc, s.base);
-    if (!doc.contains(json::json_pointer(s.parameters[k].pointer)))
-      throw InputError(file, ptr + "/pointer",
-                       "a pointer to a value of the base scenario " + s.base + " (topology file inlined); " +
-                           reader::in_quotes(s.parameters[k].pointer) + " is not there");
+    if (!par.cases()) {
+      if (par.pointer.starts_with("/topology/")) set_topology_inline(doc, s.base);
+      if (!doc.contains(json::json_pointer(par.pointer)))
+        throw InputError(file, ptr + "/pointer",
+                         "a pointer to a value of the base scenario " + s.base + " (topology file inlined); " +
+                             reader::in_quotes(par.pointer) + " is not there");
+      continue;
+    }
+    for (std::size_t c = 0; c < par.sets.size(); ++c)
+      for (const auto& [pointer, value] : par.sets[c]) {
+        if (pointer.starts_with("/topology/")) set_topology_inline(doc, s.base);
+        const json::json_pointer jp(pointer);
+        const json::json_pointer parent = jp.parent_pointer();
+        const bool there = doc.contains(jp) || (doc.contains(parent) && doc[parent].is_object());
+        if (!there)
+          throw InputError(file, ptr + "/cases/" + std::to_string(c) + "/set/" + pointer_escape(pointer),
+                           "a pointer to a value of the base scenario " + s.base +
+                               ", or to a new key of an object in it; " + reader::in_quotes(pointer) + " is neither");
+      }
   }
   for (const Point& p : points) {
     try {
@@ -262,6 +315,13 @@ json point_scenario(const SweepSpec& spec, const Point& p) {
   json doc = load_json_file(spec.base);
   for (std::size_t k = 0; k < spec.parameters.size(); ++k) {
     const Parameter& par = spec.parameters[k];
+    if (par.cases()) {
+      for (const auto& [pointer, value] : par.sets[p.value_index[k]]) {
+        if (pointer.starts_with("/topology/")) set_topology_inline(doc, spec.base);
+        doc[json::json_pointer(pointer)] = value;
+      }
+      continue;
+    }
     if (par.pointer.starts_with("/topology/")) set_topology_inline(doc, spec.base);
     doc[json::json_pointer(par.pointer)] = par.values[p.value_index[k]];
   }

@@ -66,9 +66,9 @@ TEST_CASE("bad sweep specs are named by their pointer [unit]") {
   CHECK(error_of(spec_with({{"seeds", 0}})) == "/seeds: an integer >= 1, found 0");
   CHECK(error_of(spec_with({{"figurs", 1}})).starts_with("/figurs: a known key; \"figurs\" is not one (did you mean"));
   CHECK(error_of(spec_with({{"parameters", json::array({{{"pointer", "topology"}, {"values", {1}}}})}})) ==
-        "/parameters/0/pointer: a JSON pointer starting with \"/\" (\"/topology/nodes\")");
+        "/parameters/0/pointer: a JSON pointer starting with \"/\" (\"/topology/nodes\"), found \"topology\"");
   CHECK(error_of(spec_with({{"parameters", json::array({{{"pointer", "/seed"}}})}})) ==
-        "/parameters/0: exactly one of \"values\" or \"range\"");
+        "/parameters/0: exactly one of \"values\", \"range\" or \"cases\"");
   CHECK(error_of(spec_with({{"parameters", json::array({{{"pointer", "/seed"},
                                                          {"range", {{"from", 3}, {"to", 1}, {"step", 1}}}}})}})) ==
         "/parameters/0/range/to: a value >= \"from\"");
@@ -83,6 +83,50 @@ TEST_CASE("bad sweep specs are named by their pointer [unit]") {
   // A value the scenario refuses: 4 nodes of 8 GPUs cannot hold the workload's... a 3-node rail fabric is invalid.
   CHECK(error_of(spec_with({{"parameters", json::array({{{"pointer", "/topology/nodes"}, {"values", {16, 0}}}})}}))
             .starts_with("/parameters: values that make a valid scenario; the point nodes=0 does not:"));
+}
+
+TEST_CASE("cases: named points that each set several values, a new key included [unit]") {
+  const json cases = {{"label", "setting"},
+                      {"cases", json::array({{{"name", "base"}, {"set", json::object()}},
+                                             {{"name", "big-fifo"},
+                                              {"set", {{"/topology/nodes", 24}, {"/scheduler/backfill", "none"}}}},
+                                             {{"name", "with-checks"},
+                                              {"set", {{"/checks", json::array({{{"metric", "cluster.unfinished_jobs"},
+                                                                                 {"op", "=="},
+                                                                                 {"value", 0}}})}}}}})}};
+  const SweepSpec s = read_sweep_spec(
+      spec_with({{"parameters", json::array({cases, {{"pointer", "/sim/horizon"}, {"values", {"10d", "20d"}}}})}}),
+      kFile);
+  REQUIRE(s.parameters[0].cases());
+  CHECK(s.parameters[0].values == std::vector<json>{"base", "big-fifo", "with-checks"});
+  const auto points = grid(s);
+  REQUIRE(points.size() == 6);
+  CHECK(point_label(s, points[3]) == "setting=big-fifo horizon=20d");
+  const json base = point_scenario(s, points[0]);
+  CHECK(base["topology"].is_string());  // nothing set: the base as written
+  CHECK(base["sim"]["horizon"] == "10d");
+  const json big = point_scenario(s, points[3]);
+  CHECK(big["topology"]["nodes"] == 24);  // the topology file inlined, then set
+  CHECK(big["scheduler"]["backfill"] == "none");
+  CHECK(big["sim"]["horizon"] == "20d");
+  CHECK(!big.contains("checks"));
+  CHECK(point_scenario(s, points[4])["checks"].size() == 1);  // a key the base lacks, added
+
+  auto bad = [&](json c) { return error_of(spec_with({{"parameters", json::array({c})}})); };
+  CHECK(bad({{"cases", json::array({{{"name", "a"}, {"set", {{"/x/y", 1}}}}})}}) ==
+        "/parameters/0/cases/0/set/~1x~1y: a pointer to a value of the base scenario " + std::string(TT_SOURCE_DIR) +
+            "/tests/data/sweep/small-base.json, or to a new key of an object in it; \"/x/y\" is neither");
+  CHECK(bad({{"cases", json::array({{{"name", "a"}, {"set", {{"seed", 1}}}}})}}) ==
+        "/parameters/0/cases/0/set/seed: a JSON pointer starting with \"/\" (\"/topology/nodes\"), found \"seed\"");
+  const json same_name = {{"name", "a"}, {"set", json::object()}};
+  CHECK(bad({{"cases", json::array({same_name, same_name})}}) ==
+        "/parameters/0/cases/1/name: a case name of its own; \"a\" is taken");
+  CHECK(bad({{"cases", json::array({{{"name", "a"}, {"set", 3}}})}}) ==
+        "/parameters/0/cases/0/set: an object of JSON pointers and the values they set, found 3");
+  CHECK(bad({{"pointer", "/seed"}, {"cases", json::array({{{"name", "a"}, {"set", json::object()}}})}}) ==
+        "/parameters/0/pointer: no \"pointer\" beside \"cases\" (each case sets its pointers)");
+  CHECK(bad({{"cases", json::array({{{"name", "a"}, {"set", {{"/topology/nodes", 0}}}}})}})
+            .starts_with("/parameters: values that make a valid scenario; the point case=a does not:"));
 }
 
 TEST_CASE("figures come from check metrics, report pointers and job statistics [unit]") {
