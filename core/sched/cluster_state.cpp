@@ -107,40 +107,31 @@ void ClusterState::reindex(int node, int old_free, bool old_whole) {
   }
 }
 
-void ClusterState::allocate(const std::vector<int>& gpus) {
-  for (int gpu : gpus) {
-    int node = gpu / gpus_per_node_;
-    Node& n = nodes_[node];
-    const std::uint64_t bit = std::uint64_t{1} << (gpu % gpus_per_node_ % 64);
-    std::uint64_t& word = word_of(gpu);
-    assert((word & bit) && "GPU given twice");
-    int old_free = free_of(n);
-    bool old_whole = whole_free(n);
-    word &= ~bit;
-    --n.free_bits;
-    // A node that went down under a running job: backfill and preemption release its GPUs to try a placement and give
-    // them back; release() left `free` at 0, so must this (it went to -1 and indexed bucket_[-1]: the fleet month's
-    // crash).
-    if (n.up) --n.free;
-    reindex(node, old_free, old_whole);
-    ++allocated_;
-  }
-}
+void ClusterState::allocate(const std::vector<int>& gpus) { change(gpus, false); }
 
-void ClusterState::release(const std::vector<int>& gpus) {
-  for (int gpu : gpus) {
-    int node = gpu / gpus_per_node_;
+void ClusterState::release(const std::vector<int>& gpus) { change(gpus, true); }
+
+// A run of GPUs on one node is indexed once (a job's GPUs come node by node).
+void ClusterState::change(const std::vector<int>& gpus, bool to_free) {
+  const int step = to_free ? 1 : -1;
+  for (std::size_t i = 0; i < gpus.size();) {
+    const int node = gpus[i] / gpus_per_node_;
     Node& n = nodes_[node];
-    const std::uint64_t bit = std::uint64_t{1} << (gpu % gpus_per_node_ % 64);
-    std::uint64_t& word = word_of(gpu);
-    assert(!(word & bit) && "GPU released twice");
-    int old_free = free_of(n);
-    bool old_whole = whole_free(n);
-    word |= bit;
-    ++n.free_bits;
-    if (n.up) ++n.free;
+    const int old_free = free_of(n);
+    const bool old_whole = whole_free(n);
+    for (; i < gpus.size() && gpus[i] / gpus_per_node_ == node; ++i) {
+      const int gpu = gpus[i];
+      const std::uint64_t bit = std::uint64_t{1} << (gpu % gpus_per_node_ % 64);
+      std::uint64_t& word = word_of(gpu);
+      assert(((word & bit) != 0) != to_free && "GPU given or released twice");
+      word ^= bit;
+      n.free_bits += step;
+      // A node that went down under a running job: backfill and preemption release its GPUs to try a placement and
+      // give them back; `free` stays 0 both ways (it went to -1 and indexed bucket_[-1]: the fleet month's crash).
+      if (n.up) n.free += step;
+      allocated_ -= step;
+    }
     reindex(node, old_free, old_whole);
-    --allocated_;
   }
 }
 

@@ -72,6 +72,7 @@ class ClusterState {
   int free_of(const Node& n) const;
   // Moves a node between buckets and group counts after its mask or state changed (old values given).
   void reindex(int node, int old_free, bool old_whole);
+  void change(const std::vector<int>& gpus, bool to_free);  // allocate (false) or release (true)
 
   int gpus_per_node_ = 0;
   std::size_t words_per_node_ = 1;

@@ -1,6 +1,8 @@
 // Placement policies: where a gang of GPUs goes. A policy is a pure function of the cluster state: it returns every
 // GPU of the job or none (gang, always), and when it returns none it says why (a PendingReason). Jobs of at most one
 // node's GPUs go inside one node; larger ones take whole nodes. Index-driven: no policy scans every node.
+// Monotone: a request that places on a cluster state also places (maybe elsewhere) once more GPUs are free; the
+// scheduler's preemption search relies on it (tests/core/sched/placement_test.cpp).
 #pragma once
 
 #include <vector>

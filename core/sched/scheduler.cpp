@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <functional>
 
 namespace tt {
 
@@ -25,8 +26,20 @@ struct Scheduler::Pass {
   std::vector<std::vector<Failed>> preempt_failed;
 };
 
+// try_preempt's buffers, kept from one search to the next.
+struct Scheduler::Scratch {
+  std::vector<VictimCandidate> cands;
+  std::vector<long long> freed_in;  // GPUs freed per queue
+  // GPUs the victims would free per node and nodes they would wholly free per group (zero between uses), the nodes
+  // and groups touched, and the groups' wholly free nodes.
+  std::vector<int> freed_on, whole_in, touched, groups_touched, best_groups;
+};
+
 Scheduler::Scheduler(const std::vector<QueueSpec>& queues, const SchedulerOptions& options, std::vector<SchedJob> jobs)
-    : quota_(queues), preemption_(queues, options.victim_order), options_(options) {
+    : quota_(queues),
+      preemption_(queues, options.victim_order),
+      options_(options),
+      scratch_(std::make_unique<Scratch>()) {
   if (options.ordering == QueueOrdering::FairShare)
     ordering_ = std::make_unique<FairShareOrdering>(options.fair_share_half_life);
   else
@@ -83,11 +96,16 @@ void Scheduler::charge(int queue, int gpus) { quota_.charge(usage_, queue, gpus)
 void Scheduler::add_running(int job, int sign) {
   const Job& x = jobs_[job];
   const int q = x.spec.queue;
+  std::vector<Running>& same = running_in_[q][x.spec.priority];
   if (sign > 0) {
-    running_in_[q].insert({x.spec.priority, job});
+    jobs_[job].run_slot = static_cast<int>(same.size());
+    same.push_back({job, x.spec.gpus, x.start, x.enqueued, x.last_checkpoint, x.admission, 0});
     running_gpus_[q][x.spec.priority] += x.spec.gpus;
   } else {
-    running_in_[q].erase({x.spec.priority, job});
+    same[x.run_slot] = same.back();
+    jobs_[same[x.run_slot].job].run_slot = x.run_slot;
+    same.pop_back();
+    jobs_[job].run_slot = -1;
     if ((running_gpus_[q][x.spec.priority] -= x.spec.gpus) == 0) running_gpus_[q].erase(x.spec.priority);
   }
 }
@@ -125,7 +143,10 @@ void Scheduler::finished(int job, Seconds now) {
 }
 
 void Scheduler::checkpointed(int job, Seconds now) {
-  if (jobs_[job].state == State::Running) jobs_[job].last_checkpoint = now;
+  Job& x = jobs_[job];
+  if (x.state != State::Running) return;
+  x.last_checkpoint = now;
+  running_in_[x.spec.queue][x.spec.priority][x.run_slot].last_checkpoint = now;
 }
 
 void Scheduler::set_estimated_end(int job, Seconds end) {
@@ -401,33 +422,44 @@ bool Scheduler::try_preempt(int job, Pass& p) {
   if (avail == 0 || p.cluster->total_free_gpus() + avail < g) return failed();
 
   // Kueue's findCandidates: lower (or newer equal) priorities of the queue; jobs of the cohort's borrowing queues.
-  std::vector<VictimCandidate> cands;
+  // Candidates are gathered in no particular order: the search sorts them (before() is a total order).
+  Scratch& sc = *scratch_;
+  std::vector<VictimCandidate>& cands = sc.cands;
+  cands.clear();
   for (int r : cohort_queues_[q]) {
     if (r == q ? !preemption_.preempts_within(q) : !preemption_.reclaims(q) || !quota_.borrowing(usage_, r)) continue;
     const bool equal_too = r == q && preemption_.newer_equal_within(q);
-    for (const auto& [vp, v] : running_in_[r]) {
-      const Job& y = jobs_[v];
-      if (r == q ? !preemption_.within_candidate(q, prio, x.enqueued, vp, y.enqueued)
-                 : !preemption_.reclaim_candidate(q, prio, vp)) {
-        if (vp > prio || (vp == prio && !equal_too)) break;  // by priority: no later job is a candidate either
-        continue;
-      }
-      if (y.start == p.now) continue;  // started at this instant: never killed before it ran
-      // Compared as the deadline is (start + exempt > now), not as now - start < exempt: in floating point both can
-      // hold with start + exempt == now, and a deadline that is already due made the controller loop on Timer.
-      if (y.start + options_.preemption_exempt_time > p.now) {
-        if (jobs_[v].exempt_listed != y.admission) {  // look again once it may be preempted (once per start: every
-          jobs_[v].exempt_listed = y.admission;       // preemption search of a long queue would insert it again)
-          relax_.insert({y.start + options_.preemption_exempt_time, v});
+    bool past = false;
+    for (auto it = running_in_[r].begin(); it != running_in_[r].end() && !past; ++it) {
+      const int vp = it->first;
+      for (Running& y : it->second) {
+        if (r == q ? !preemption_.within_candidate(q, prio, x.enqueued, vp, y.enqueued)
+                   : !preemption_.reclaim_candidate(q, prio, vp)) {
+          // By priority: no job of this or a later priority is a candidate either (at such a priority the rules do
+          // not read the jobs' queueing times, so the order within it does not matter).
+          if ((past = vp > prio || (vp == prio && !equal_too))) break;
+          continue;
         }
-        continue;
+        if (y.start == p.now) continue;  // started at this instant: never killed before it ran
+        // Compared as the deadline is (start + exempt > now), not as now - start < exempt: in floating point both
+        // can hold with start + exempt == now, and a deadline that is already due made the controller loop on Timer.
+        if (y.start + options_.preemption_exempt_time > p.now) {
+          if (y.exempt_listed != y.admission) {  // look again once it may be preempted (once per start: every
+            y.exempt_listed = y.admission;       // preemption search of a long queue would insert it again)
+            relax_.insert({y.start + options_.preemption_exempt_time, y.job});
+          }
+          continue;
+        }
+        cands.push_back({y.job, r, vp, y.gpus, y.admission, r != q, p.now - y.last_checkpoint});
       }
-      cands.push_back({v, r, vp, y.spec.gpus, y.admission, r != q, p.now - y.last_checkpoint});
     }
   }
   if (cands.empty()) return failed();
-  std::sort(cands.begin(), cands.end(),
-            [&](const VictimCandidate& a, const VictimCandidate& b) { return preemption_.before(a, b); });
+  // before() is a total order, so a list sorted on its own (own, below) has the order it would have within cands.
+  auto sort_victims = [&](std::vector<VictimCandidate>& list) {
+    std::sort(list.begin(), list.end(),
+              [&](const VictimCandidate& a, const VictimCandidate& b) { return preemption_.before(a, b); });
+  };
 
   auto take = [&](const VictimCandidate& v) {
     p.cluster->release(jobs_[v.job].gpus);
@@ -437,23 +469,118 @@ bool Scheduler::try_preempt(int job, Pass& p) {
     p.cluster->allocate(jobs_[v.job].gpus);
     charge(v.queue, v.gpus);
   };
+  // Whether a node would have the job's GPUs free, or enough nodes would be wholly free (within as many leaf groups
+  // as a required topology constraint allows), were these victims' GPUs released (a victim's GPUs are all
+  // allocated, so a node it holds is not wholly free now).
+  const auto& topo = x.spec.topology;
+  const int max_groups = topo.required && !(topo.max_wait && p.now >= x.enqueued + *topo.max_wait)
+                             ? topo.max_leaf_groups : 0;
+  auto room_after = [&](const std::vector<VictimCandidate>& taken) {
+    const ClusterState& cl = *p.cluster;
+    const int gpn = cl.gpus_per_node();
+    std::vector<int>& freed_on = sc.freed_on;
+    std::vector<int>& whole_in = sc.whole_in;  // per group: nodes wholly freed
+    freed_on.resize(static_cast<std::size_t>(cl.nodes()), 0);
+    whole_in.resize(static_cast<std::size_t>(cl.groups()), 0);
+    sc.touched.clear();
+    for (const auto& v : taken)
+      for (int gpu : jobs_[v.job].gpus)
+        if (freed_on[gpu / gpn]++ == 0) sc.touched.push_back(gpu / gpn);
+    int whole = cl.whole_free_nodes(), most = cl.max_free_on_a_node();
+    sc.groups_touched.clear();
+    for (int n : sc.touched) {
+      if (cl.schedulable(n)) {
+        const int f = cl.free_gpus(n) + freed_on[n];
+        most = std::max(most, f);
+        if (f == gpn && whole_in[cl.group_of(n)]++ == 0) sc.groups_touched.push_back(cl.group_of(n));
+        whole += f == gpn;
+      }
+      freed_on[n] = 0;
+    }
+    const int k = g / gpn;
+    bool room = g <= gpn ? most >= g : whole >= k;
+    if (room && g > gpn && max_groups > 0) {  // the most wholly free nodes in max_groups groups
+      std::vector<int>& best = sc.best_groups;
+      best.clear();
+      for (int grp : sc.groups_touched) best.push_back(cl.whole_free_nodes_in_group(grp) + whole_in[grp]);
+      int untouched = 0;
+      cl.for_each_group_most_whole_first([&](int grp, int w) {
+        if (whole_in[grp] == 0) best.push_back(w), ++untouched;
+        return untouched < max_groups;
+      });
+      const auto m = std::min(best.size(), static_cast<std::size_t>(max_groups));
+      std::partial_sort(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(m), best.end(), std::greater<>());
+      long long sum = 0;
+      for (std::size_t i = 0; i < m; ++i) sum += best[i];
+      room = sum >= k;
+    }
+    for (int grp : sc.groups_touched) whole_in[grp] = 0;
+    return room;
+  };
   std::vector<VictimCandidate> victims;
   // Kueue's minimalPreemptions: take candidates in order (from another queue only while it still borrows) until the
   // job fits, within its nominal quota unless borrowing is allowed; then give back, last taken first, every victim
   // the job turns out not to need (the last one taken is needed). With a borrow threshold, taking a victim of another
   // queue at or above it forbids borrowing.
-  auto minimal = [&](const std::vector<VictimCandidate>& list, bool allow_borrowing, std::optional<int> threshold) {
+  // Charges are path-independent (CohortQuota::charge), so what a set of victims frees is charged per queue.
+  std::vector<long long>& freed_in = sc.freed_in;
+  auto charge_freed = [&](int sign) {
+    for (std::size_t r = 0; r < freed_in.size(); ++r)
+      if (freed_in[r] != 0) charge(static_cast<int>(r), static_cast<int>(sign * freed_in[r]));
+  };
+  auto minimal = [&](std::vector<VictimCandidate>& list, bool allow_borrowing, std::optional<int> threshold) {
     victims.clear();
-    auto quota_fits = [&] {
-      return quota_.fits(usage_, q, g) && (allow_borrowing || usage_.used[q] + g <= nominal_[q]);
+    auto quota_fits_if = [&](bool borrow) {
+      return quota_.fits(usage_, q, g) && (borrow || usage_.used[q] + g <= nominal_[q]);
     };
+    auto quota_fits = [&] { return quota_fits_if(allow_borrowing); };
     auto fits = [&] { return quota_fits() && !place(x, p).gpus.empty(); };
     // Cheap bound first, on quota alone (the search removes at most every candidate): no GPU moves if it fails.
+    freed_in.assign(usage_.used.size(), 0);
     long long freed = 0;
-    for (const auto& c : list) charge(c.queue, -c.gpus), freed += c.gpus;
+    for (const auto& c : list) freed_in[c.queue] += c.gpus, freed += c.gpus;
+    charge_freed(-1);
     const bool possible = quota_fits() && p.cluster->total_free_gpus() + freed >= g;
-    for (const auto& c : list) charge(c.queue, c.gpus);
+    charge_freed(+1);
     if (!possible) return false;
+    sort_victims(list);
+    // The search below on quota and GPU counts alone, as it takes and skips candidates: if after none of the sets it
+    // would take both the quota fits and enough GPUs are free, the job fits after none, and no GPU moves.
+    {
+      freed_in.assign(usage_.used.size(), 0);
+      bool borrow = allow_borrowing, may_fit = false;
+      long long free_after = p.cluster->total_free_gpus();
+      for (const auto& c : list) {
+        if (c.reclaim && !quota_.borrowing(usage_, c.queue)) continue;
+        if (c.reclaim && threshold && c.priority >= *threshold) borrow = false;
+        charge(c.queue, -c.gpus);
+        freed_in[c.queue] += c.gpus;
+        free_after += c.gpus;
+        if ((may_fit = free_after >= g && quota_fits_if(borrow))) break;
+      }
+      charge_freed(+1);
+      if (!may_fit) return false;
+    }
+    // Without a borrow threshold, whether the job fits only grows with each victim taken (the quota's usage falls,
+    // and a placement that fits still fits with more GPUs free: placement.hpp), so if it does not fit once every
+    // candidate the search would take is taken, it fits after no prefix either: one placement instead of one a
+    // victim, and none when room_after() already says no.
+    if (!threshold) {
+      for (const auto& c : list) {
+        if (c.reclaim && !quota_.borrowing(usage_, c.queue)) continue;
+        charge(c.queue, -c.gpus);
+        victims.push_back(c);
+      }
+      bool any = room_after(victims);
+      if (any) {
+        for (const auto& v : victims) p.cluster->release(jobs_[v.job].gpus);
+        any = fits();
+        for (const auto& v : victims) p.cluster->allocate(jobs_[v.job].gpus);
+      }
+      for (const auto& v : victims) charge(v.queue, v.gpus);
+      victims.clear();
+      if (!any) return false;
+    }
     bool ok = false;
     for (const auto& c : list) {
       if (c.reclaim && !quota_.borrowing(usage_, c.queue)) continue;

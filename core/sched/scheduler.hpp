@@ -110,6 +110,15 @@ class Scheduler {
     int preempted_by = -1;
     std::uint64_t skip_pass = 0;  // preempted in this pass: not examined again in it
     std::uint64_t admission = 0;  // admissions_ when it last started
+    int run_slot = -1;            // running: its index in running_in_[queue][priority]
+  };
+  // A running job as the preemption search reads it, kept apart from Job so that a search over thousands of running
+  // jobs reads them in sequence.
+  struct Running {
+    int job = -1;
+    int gpus = 0;
+    Seconds start, enqueued, last_checkpoint;
+    std::uint64_t admission = 0;
     std::uint64_t exempt_listed = 0;  // the admission whose exemption end is in relax_ (0: none): listed once a start
   };
   struct Key {
@@ -119,6 +128,7 @@ class Scheduler {
     auto operator<=>(const Key&) const = default;
   };
   struct Pass;
+  struct Scratch;
 
   Key key(int job) const { return {-jobs_[job].spec.priority, jobs_[job].order, job}; }
   void advance_usage(Seconds now);
@@ -146,9 +156,9 @@ class Scheduler {
   std::vector<std::vector<int>> cohort_queues_;  // per queue: the queues of its cohort (itself when in none)
 
   std::vector<Job> jobs_;
-  std::vector<std::set<Key>> pending_;                     // per queue
-  std::vector<std::set<std::pair<int, int>>> running_in_;  // per queue: (priority, job)
-  std::vector<std::map<int, int>> running_gpus_;           // per queue: priority -> GPUs held
+  std::vector<std::set<Key>> pending_;  // per queue
+  std::vector<std::map<int, std::vector<Running>>> running_in_;  // per queue: priority -> its running jobs, any order
+  std::vector<std::map<int, int>> running_gpus_;                 // per queue: priority -> GPUs held
   std::set<std::pair<Seconds, int>> by_end_;               // running jobs by estimated end
   std::set<std::pair<Seconds, int>> relax_;  // when a pass must rerun: topology relax times, preemption exemptions end
   QuotaUsage usage_;
@@ -164,6 +174,7 @@ class Scheduler {
   bool dirty_ = false;
   std::vector<int> node_tiers_;  // by node; empty: no pools
   int max_tier_ = 0;
+  std::unique_ptr<Scratch> scratch_;
 };
 
 }  // namespace tt

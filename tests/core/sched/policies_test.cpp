@@ -219,3 +219,56 @@ TEST_CASE("cluster state indexes agree with a full scan under random allocations
     });
   }
 }
+
+TEST_CASE("placement is monotone: a request that places still places once more GPUs are free", "[unit][sched]") {
+  // The scheduler's preemption search takes every victim it could, places once, and gives up when that fails
+  // (scheduler.cpp, try_preempt): sound only if freeing GPUs never turns a placement that fits into one that does not.
+  const PackPlacement pack;
+  const SpreadPlacement spread;
+  ClusterState state(testing::rail_cluster(24, 4));
+  Random rng(7);
+  std::vector<std::vector<int>> held;
+  std::vector<PlacementRequest> requests;
+  for (int gpus : {1, 3, 8, 16, 40, 64, 96})
+    for (int groups : {0, 1, 2}) {
+      requests.push_back({gpus, groups});
+      PlacementRequest site{gpus, groups};
+      site.first_node = 8, site.end_node = 20, site.first_group = 2, site.end_group = 5;  // one site
+      requests.push_back(site);
+    }
+  int checked = 0, turned = 0;
+  for (int step = 0; step < 3000; ++step) {
+    if (held.empty() || rng.uniform() < 0.55) {
+      auto placed = pack.place(state, {std::vector<int>{1, 2, 4, 8, 16, 32}[rng.uniform_int(0, 5)]});
+      if (!placed.gpus.empty()) state.allocate(placed.gpus), held.push_back(placed.gpus);
+      if (rng.uniform() < 0.03) {
+        int node = rng.uniform_int(0, 23);
+        state.set_up(node, !state.schedulable(node));
+      }
+      continue;
+    }
+    std::vector<bool> before;
+    for (const auto& r : requests)
+      before.push_back(!pack.place(state, r).gpus.empty()), before.push_back(!spread.place(state, r).gpus.empty());
+    // Free one or two jobs at once, their GPUs interleaved (runs on one node need not be contiguous).
+    std::vector<int> freed;
+    for (int k = rng.uniform_int(1, 2); k > 0 && !held.empty(); --k) {
+      std::size_t i = static_cast<std::size_t>(rng.uniform_int(0, static_cast<int>(held.size()) - 1));
+      freed.insert(freed.end(), held[i].begin(), held[i].end());
+      held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    for (std::size_t i = freed.size(); i > 1; --i)
+      std::swap(freed[i - 1], freed[static_cast<std::size_t>(rng.uniform_int(0, static_cast<int>(i) - 1))]);
+    state.release(freed);
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      const bool pack_now = !pack.place(state, requests[i]).gpus.empty();
+      const bool spread_now = !spread.place(state, requests[i]).gpus.empty();
+      if (before[2 * i]) REQUIRE(pack_now);
+      if (before[2 * i + 1]) REQUIRE(spread_now);
+      checked += before[2 * i] + before[2 * i + 1];
+      turned += (!before[2 * i] && pack_now) + (!before[2 * i + 1] && spread_now);
+    }
+  }
+  CHECK(checked > 1000);  // the property was exercised, both ways
+  CHECK(turned > 50);
+}
