@@ -36,7 +36,7 @@ json pools_json(const RunRecord& r) {
   }
   json capacity = json::array();
   for (const CapacityInterval& c : r.capacity)
-    capacity.push_back({{"node", c.node}, {"pool", c.pool}, {"price_kind", c.price_kind},
+    capacity.push_back({{"node", c.node}, {"pool", c.pool}, {"price_kind", to_string(c.price_kind)},
                         {"price_per_gpu_hour", c.price_per_gpu_hour}, {"gpus", c.gpus}, {"start_s", c.start.value},
                         {"end_s", c.end.value}});
   return {{"pools", pools}, {"capacity", capacity}};

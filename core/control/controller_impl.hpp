@@ -210,6 +210,12 @@ struct Controller::Impl {
   void schedule(Seconds now, std::vector<Action>& out);
   void preempt(const ScheduleResult::Preemption& p, Seconds now, std::vector<Action>& out);
   void launch(int j, std::vector<int> gpus, Seconds now, std::vector<Action>& out);
+  // Stops a running (or stalled) job and requeues it at the head of its queue, like a preemption the scheduler did
+  // not ask for (a rollout's drain, a spot reclaim): the decision `kind` (`why`, and the checkpoint it resumes from),
+  // a Kill (`kill_reason`), its segment closed with `outcome`, its progress back at its checkpoint. Returns the
+  // GPU-hours of work lost: its progress (`reached` iterations) since the checkpoint and a restart.
+  double stop_and_requeue(int j, Seconds now, std::int64_t reached, const std::string& kind, const std::string& why,
+                          const std::string& kill_reason, const std::string& outcome, std::vector<Action>& out);
   // The checkpoint move a launch on `gpus` needs (the job resumes in another site than its checkpoint's), recorded.
   std::optional<CheckpointMove> move_checkpoint(int j, const std::vector<int>& gpus);
   int count_groups(const std::vector<int>& gpus) const;

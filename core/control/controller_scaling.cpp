@@ -80,7 +80,7 @@ void Controller::Impl::provision(int pool, int count, Seconds now, const std::st
 void Controller::Impl::close_capacity(int n, Seconds now) {
   const PoolSlot& s = slots[n];
   const PoolSpec& spec = sc.pools[s.pool];
-  rec.capacity.push_back(CapacityInterval{topo.nodes()[n].name, spec.name, to_string(spec.price_kind),
+  rec.capacity.push_back(CapacityInterval{topo.nodes()[n].name, spec.name, spec.price_kind,
                                           spec.price_per_gpu_hour, topo.gpus_per_node(), s.requested, now});
   rec.pools[s.pool].node_hours += (now - s.requested).value / 3600.0;
 }
@@ -189,33 +189,17 @@ void Controller::Impl::stop_for_reclaim(int j, Seconds now, const std::string& w
   JobRuntime& rt = jobs[j];
   rt.evacuate_by.reset();
   if (rt.state != JobState::Running && rt.state != JobState::Stalled) return;
-  JobRecord& jr = rec.jobs[j];
   int pool = -1;
   for (int gpu : rt.gpus)
     if (slots[gpu / topo.gpus_per_node()].noticed) pool = slots[gpu / topo.gpus_per_node()].pool;
-  decide(now, "reclaim_requeue", jr.name, node_names(topo, rt.gpus),
-         why + "; resumes from checkpoint at iteration " + std::to_string(rt.checkpoint));
-  out.emplace_back(std::in_place_type<Kill>, Kill{j, rt.attempt, "spot reclaim: " + why});
-  if (rt.state == JobState::Stalled) stalled.erase({rt.detect_at, j});
-  Segment& seg = segment(j);
-  seg.end = now;
-  seg.outcome = "reclaimed";
-  seg.reached_iteration = std::max(seg.reached_iteration, rt.done);
-  const LostWork lost = lost_work(std::max<std::int64_t>(0, rt.done - rt.checkpoint), jr.measured_iteration,
-                                  Seconds(0), sc.recovery.restart_overhead);
+  const double lost =
+      stop_and_requeue(j, now, rt.done, "reclaim_requeue", why, "spot reclaim: " + why, "reclaimed", out);
   if (pool >= 0) {
     PoolRecord& pr = rec.pools[pool];
     ++pr.jobs_requeued;
     pr.checkpoints_in_notice += checkpointed;
-    pr.reclaim_lost_gpu_hours += lost.gpu_hours(sc.jobs[j].gpus);
+    pr.reclaim_lost_gpu_hours += lost;
   }
-  cluster.release(rt.gpus);
-  sched.finished(j, now);
-  rt.gpus.clear();
-  rt.done = rt.checkpoint;
-  jr.iterations_done = rt.checkpoint;
-  ++jr.preemptions;
-  enqueue(j, now, true);
 }
 
 void Controller::Impl::on(const NodeReclaimNotice& e, Seconds now, std::vector<Action>& out) {

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/cost/cost_model.hpp"
+#include "core/model/pools.hpp"
 #include "core/model/units.hpp"
 #include "core/rollout/analysis.hpp"
 #include "core/telemetry/registry.hpp"
@@ -201,7 +202,7 @@ struct RolloutRecord {
 struct CapacityInterval {
   std::string node;
   std::string pool;
-  std::string price_kind;  // on_demand, reserved, spot
+  PriceKind price_kind = PriceKind::OnDemand;
   double price_per_gpu_hour = 0;
   int gpus = 0;
   Seconds start;

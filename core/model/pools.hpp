@@ -15,9 +15,12 @@
 namespace tt {
 
 enum class PoolKind { Fixed, Elastic, Spot };
+// How capacity is bought: by pools here, by sites in the cost section (core/cost/prices.hpp).
 enum class PriceKind { OnDemand, Reserved, Spot };
 const char* to_string(PoolKind k);
-const char* to_string(PriceKind k);
+const char* to_string(PriceKind k);  // "on_demand", "reserved", "spot"
+// The price kinds' names in the enum's order: what the readers accept.
+const std::vector<std::string>& price_kind_names();
 
 struct PoolSpec {
   std::string name;

@@ -6,33 +6,24 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/e2e/cli_support.hpp"
+#include "tests/e2e/real_vs_sim.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-using tt::testing::decision_columns;
+using tt::testing::check_same_decisions;
 using tt::testing::read_file;
 using tt::testing::run_cli;
+using tt::testing::run_sim_and_real;
 using tt::testing::scratch_dir;
 
 TEST_CASE("e2e: elastic-burst takes the same scaling decisions in simulation and for real", "[e2e][real]") {
-  const std::string scenario = std::string(TT_SOURCE_DIR) + "/scenarios/elastic-burst.json";
-  auto sim_dir = scratch_dir("pools-burst-sim");
-  auto real_dir = scratch_dir("pools-burst-real");
-  auto sim = run_cli("run " + scenario + " --out " + sim_dir.string());
-  INFO("traintwin run:\n" << sim.output);
-  REQUIRE(sim.exit_code == 0);
-  auto real = run_cli("real " + scenario + " --devices cpu:6 --time-scale 100 --heartbeat-timeout 5 --out " +
-                      real_dir.string());
-  INFO("traintwin real:\n" << real.output);
-  REQUIRE(real.exit_code == 0);
-  const auto sim_decisions = decision_columns(read_file(sim_dir / "decisions.txt"));
-  CHECK(decision_columns(read_file(real_dir / "decisions.txt")) == sim_decisions);
-  CHECK(sim_decisions ==
-        decision_columns(read_file(fs::path(TT_SOURCE_DIR) / "tests/golden/elastic-burst.decisions.txt")));
+  const auto runs =
+      run_sim_and_real("elastic-burst", "pools-burst", "--devices cpu:6 --time-scale 100 --heartbeat-timeout 5");
+  check_same_decisions(runs, "elastic-burst");
   // The real driver added the cloud nodes' devices as worker slots and took them away again.
-  CHECK_THAT(real.output, Catch::Contains("join the worker slots"));
-  CHECK_THAT(real.output, Catch::Contains("leave the worker slots"));
-  const json report = json::parse(read_file(real_dir / "report.json"));
+  CHECK_THAT(runs.real.output, Catch::Contains("join the worker slots"));
+  CHECK_THAT(runs.real.output, Catch::Contains("leave the worker slots"));
+  const json report = json::parse(read_file(runs.real_dir / "report.json"));
   REQUIRE(report.contains("pools"));
   const json& cloud = report["pools"]["pools"][1];
   CHECK(cloud["name"] == "cloud");
