@@ -60,6 +60,7 @@ struct PoolSlot {
   bool noticed = false;             // a reclaim notice came: it takes no new work
   Seconds requested;                // the provisioning request (billing start)
   std::optional<Seconds> idle_since;  // in service with no GPU allocated since then
+  std::optional<Seconds> in_service;  // when it took work
 };
 
 // A failure declared on links: false if they come back within the restart overhead of the declaration.
@@ -193,6 +194,7 @@ struct Controller::Impl {
   bool scaled() const { return !slots.empty(); }
   bool slot_takes_work(int n) const;
   int active_nodes(int pool) const;  // in service or provisioning
+  void count_pool_nodes();           // PoolRecord::in_service and provisioning, from the slots
   void pools_init();
   void pools_step(Seconds now, std::vector<Action>& out);
   void provision(int pool, int count, Seconds now, const std::string& job, const std::string& why,

@@ -23,6 +23,15 @@ int Controller::Impl::active_nodes(int pool) const {
   return k;
 }
 
+void Controller::Impl::count_pool_nodes() {
+  for (PoolRecord& pr : rec.pools) pr.in_service = pr.provisioning = 0;
+  for (const PoolSlot& s : slots) {
+    if (s.pool < 0) continue;
+    rec.pools[s.pool].in_service += s.state == PoolSlot::State::InService;
+    rec.pools[s.pool].provisioning += s.state == PoolSlot::State::Provisioning;
+  }
+}
+
 void Controller::Impl::pools_init() {
   if (sc.pools.empty()) return;
   const int nodes = static_cast<int>(topo.nodes().size());
@@ -44,6 +53,7 @@ void Controller::Impl::pools_init() {
       if (spec.kind == PoolKind::Fixed) {
         slots[n].state = PoolSlot::State::InService;
         slots[n].requested = Seconds(0);
+        slots[n].in_service = Seconds(0);
       } else {
         cluster.set_up(n, false);
       }
@@ -56,6 +66,7 @@ void Controller::Impl::pools_init() {
   for (int& t : node_tier) t = static_cast<int>(std::lower_bound(used.begin(), used.end(), t) - used.begin());
   sched.set_node_tiers(std::move(node_tier));
   sched.capacity_changed();
+  count_pool_nodes();
 }
 
 void Controller::Impl::provision(int pool, int count, Seconds now, const std::string& job, const std::string& why,
@@ -66,7 +77,7 @@ void Controller::Impl::provision(int pool, int count, Seconds now, const std::st
     if (count == 0) break;
     PoolSlot& s = slots[n];
     if (s.state != PoolSlot::State::Absent) continue;
-    s = PoolSlot{PoolSlot::State::Provisioning, pool, false, now, std::nullopt};
+    s = PoolSlot{PoolSlot::State::Provisioning, pool, false, now, std::nullopt, std::nullopt};
     out.emplace_back(std::in_place_type<ProvisionNode>, ProvisionNode{n, pool});
     names.push_back(topo.nodes()[n].name);
     --count;
@@ -74,6 +85,7 @@ void Controller::Impl::provision(int pool, int count, Seconds now, const std::st
   PoolRecord& pr = rec.pools[pool];
   pr.provisions += static_cast<int>(names.size());
   pr.peak_nodes = std::max(pr.peak_nodes, active_nodes(pool));
+  count_pool_nodes();
   decide(now, "scale_up", job, names, "pool " + spec.name + ": " + why);
 }
 
@@ -81,7 +93,8 @@ void Controller::Impl::close_capacity(int n, Seconds now) {
   const PoolSlot& s = slots[n];
   const PoolSpec& spec = sc.pools[s.pool];
   rec.capacity.push_back(CapacityInterval{topo.nodes()[n].name, spec.name, spec.price_kind,
-                                          spec.price_per_gpu_hour, topo.gpus_per_node(), s.requested, now});
+                                          spec.price_per_gpu_hour, topo.gpus_per_node(), s.requested, now,
+                                          s.in_service});
   rec.pools[s.pool].node_hours += (now - s.requested).value / 3600.0;
 }
 
@@ -91,7 +104,8 @@ void Controller::Impl::release_node(int n, Seconds now, const std::string& why, 
   ++rec.pools[s.pool].releases;
   out.emplace_back(std::in_place_type<ReleaseNode>, ReleaseNode{n, s.pool});
   decide(now, "scale_down", "", {topo.nodes()[n].name}, "pool " + sc.pools[s.pool].name + ": " + why);
-  s = PoolSlot{PoolSlot::State::Absent, s.pool, false, now, std::nullopt};
+  s = PoolSlot{PoolSlot::State::Absent, s.pool, false, now, std::nullopt, std::nullopt};
+  count_pool_nodes();
   refresh_node(n, now, "released to pool " + sc.pools[s.pool].name, out);
 }
 
@@ -176,6 +190,8 @@ void Controller::Impl::on(const NodeProvisioned& e, Seconds now, std::vector<Act
   PoolSlot& s = slots[e.node];
   if (s.state != PoolSlot::State::Provisioning) return;  // released before it came
   s.state = PoolSlot::State::InService;
+  s.in_service = now;
+  count_pool_nodes();
   PoolRecord& pr = rec.pools[s.pool];
   ++pr.provisioned;
   pr.provision_waits.push_back(now - s.requested);
@@ -251,7 +267,8 @@ void Controller::Impl::on(const NodeReclaimed& e, Seconds now, std::vector<Actio
   ++rec.pools[s.pool].reclaims;
   close_capacity(e.node, now);
   decide(now, "reclaimed", "", {topo.nodes()[e.node].name}, "pool " + sc.pools[s.pool].name);
-  s = PoolSlot{PoolSlot::State::Absent, s.pool, false, now, std::nullopt};
+  s = PoolSlot{PoolSlot::State::Absent, s.pool, false, now, std::nullopt, std::nullopt};
+  count_pool_nodes();
   refresh_node(e.node, now, "reclaimed", out);
 }
 

@@ -207,6 +207,7 @@ struct CapacityInterval {
   int gpus = 0;
   Seconds start;
   Seconds end;
+  std::optional<Seconds> in_service;  // when it took work (fixed nodes: 0); none: it went before it came
 };
 struct PoolRecord {
   std::string name;
@@ -222,6 +223,8 @@ struct PoolRecord {
   double reclaim_lost_gpu_hours = 0;  // their progress since the checkpoint plus restart overhead
   std::vector<Seconds> provision_waits;  // each provisioning, request to node in service
   int peak_nodes = 0;         // most nodes in service or provisioning at once
+  int in_service = 0;         // nodes in service now (after the run: at its end)
+  int provisioning = 0;       // nodes asked for and not yet in service now
   double node_hours = 0;      // billed node time (the pool's capacity intervals)
 };
 

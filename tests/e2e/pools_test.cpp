@@ -53,12 +53,33 @@ TEST_CASE("e2e: spot-reclaims requeues jobs from checkpoints and reports its poo
   for (const auto& j : report["jobs"])
     for (const auto& s : j["segments"]) reclaimed_segments += s["outcome"] == "reclaimed";
   CHECK(reclaimed_segments == spot["jobs_requeued"].get<int>());
+  // metrics.prom: one series per pool, the report's figures.
+  const std::string prom = read_file(dir / "metrics.prom");
+  auto spot_series = [&](const std::string& name, const char* key) {
+    return name + "{pool=\"spot\",kind=\"spot\"} " + std::to_string(spot[key].get<int>()) + "\n";
+  };
+  CHECK_THAT(prom, Catch::Contains(spot_series("traintwin_pool_reclaims_total", "reclaims")));
+  CHECK_THAT(prom, Catch::Contains(spot_series("traintwin_pool_scale_ups_total", "scale_ups")));
+  CHECK_THAT(prom, Catch::Contains(spot_series("traintwin_pool_scale_downs_total", "scale_downs")));
+  CHECK_THAT(prom, Catch::Contains(spot_series("traintwin_pool_reclaim_requeues_total", "jobs_requeued")));
+  CHECK_THAT(prom, Catch::Contains("traintwin_pool_nodes_in_service{pool=\"reserved\",kind=\"fixed\"} 2\n"));
+  CHECK_THAT(prom, Catch::Contains("# TYPE traintwin_pool_nodes_provisioning gauge\n"));
+  // report.html: the pools section, a table per pool and the nodes in service over time.
+  const std::string html = read_file(dir / "report.html");
+  CHECK_THAT(html, Catch::Contains("<section id=\"pools\">"));
+  CHECK_THAT(html, Catch::Contains("<h3>spot <small>(spot)</small></h3>"));
+  CHECK_THAT(html, Catch::Contains("<tr><td>reclaim notices / reclaims</td><td class=\"num\">" +
+                                   std::to_string(spot["reclaim_notices"].get<int>()) + " / " +
+                                   std::to_string(spot["reclaims"].get<int>()) + "</td></tr>"));
+  CHECK_THAT(html, Catch::Contains("<h3>Nodes in service</h3>"));
   // Scenarios without pools have no "pools" key.
   auto plain = scratch_dir("pools-none");
   REQUIRE(run_cli("run " + std::string(TT_SOURCE_DIR) + "/scenarios/real-quickstart.json --quiet --out " +
                   plain.string())
               .exit_code == 0);
   CHECK_FALSE(json::parse(read_file(plain / "report.json")).contains("pools"));
+  CHECK_THAT(read_file(plain / "metrics.prom"), !Catch::Contains("traintwin_pool_"));
+  CHECK_THAT(read_file(plain / "report.html"), !Catch::Contains("<section id=\"pools\">"));
 }
 
 TEST_CASE("e2e: a malformed pool exits 2 naming the pointer", "[e2e]") {
