@@ -40,6 +40,7 @@ json pools_json(const RunRecord& r) {
                      {"reclaims", p.reclaims},
                      {"jobs_requeued", p.jobs_requeued},
                      {"checkpoints_in_notice", p.checkpoints_in_notice},
+                     {"checkpoints_on_notice", p.checkpoints_on_notice},
                      {"reclaim_lost_gpu_hours", p.reclaim_lost_gpu_hours}});
   }
   json capacity = json::array();
@@ -76,6 +77,7 @@ std::string pools_html_section(const RunRecord& r) {
       row("reclaim notices / reclaims", std::to_string(p.reclaim_notices) + " / " + std::to_string(p.reclaims));
       row("jobs requeued", std::to_string(p.jobs_requeued));
       row("of them stopped after a checkpoint within the notice", std::to_string(p.checkpoints_in_notice));
+      row("on-demand checkpoints at a notice", std::to_string(p.checkpoints_on_notice));
       row("GPU-hours lost to reclaims", format_fixed(p.reclaim_lost_gpu_hours, 2));
     }
     os << "</tbody></table>";

@@ -204,6 +204,9 @@ struct Controller::Impl {
   std::optional<Seconds> pools_deadline() const;
   void stop_for_reclaim(int j, Seconds now, const std::string& why, bool checkpointed, std::vector<Action>& out);
   void on(const NodeProvisioned& e, Seconds now, std::vector<Action>& out);
+  // With the pool's checkpoint_on_notice: asks the running job `j` on the noticed node for a checkpoint now if it is
+  // expected to complete within the notice (the iteration in flight, then the write); it then stops after it.
+  bool checkpoint_on_notice(int j, const NodeReclaimNotice& e, Seconds now, std::vector<Action>& out);
   void on(const NodeReclaimNotice& e, Seconds now, std::vector<Action>& out);
   void on(const NodeReclaimed& e, Seconds now, std::vector<Action>& out);
   void pools_finish(Seconds now);
@@ -218,6 +221,10 @@ struct Controller::Impl {
   // GPU-hours of work lost: its progress (`reached` iterations) since the checkpoint and a restart.
   double stop_and_requeue(int j, Seconds now, std::int64_t reached, const std::string& kind, const std::string& why,
                           const std::string& kill_reason, const std::string& outcome, std::vector<Action>& out);
+  // The iterations a running job has done by `now`: its last report, then its measured pace since (drivers report
+  // progress in steps: the simulator at the end of each fast-forward), not counting a synchronous checkpoint write
+  // after that report, never past its next cadence checkpoint (reported when reached) or its end.
+  std::int64_t progress_by(int j, Seconds now) const;
   // The checkpoint move a launch on `gpus` needs (the job resumes in another site than its checkpoint's), recorded.
   std::optional<CheckpointMove> move_checkpoint(int j, const std::vector<int>& gpus);
   int count_groups(const std::vector<int>& gpus) const;

@@ -3,7 +3,8 @@
 // from the first pool (in placement preference: core/model/pools.hpp) with room for the whole shortfall; release a
 // node above the minimum that has been idle for its pool's idle timeout. On a reclaim notice, a job on the node stops
 // at its next checkpoint if that completes within the notice (estimated from its progress), else at once; either way
-// it is requeued at the head of its queue, and whatever is still on the node when it goes is stopped then.
+// it is requeued at the head of its queue, and whatever is still on the node when it goes is stopped then. With the
+// pool's checkpoint_on_notice, a job that would stop at once writes a checkpoint first when that fits in the notice.
 #include <algorithm>
 #include <tuple>
 
@@ -208,14 +209,42 @@ void Controller::Impl::stop_for_reclaim(int j, Seconds now, const std::string& w
   int pool = -1;
   for (int gpu : rt.gpus)
     if (slots[gpu / topo.gpus_per_node()].noticed) pool = slots[gpu / topo.gpus_per_node()].pool;
+  // Stopped after a checkpoint it holds all its work; else it loses what it did since its checkpoint.
+  const std::int64_t reached = checkpointed ? rt.done : progress_by(j, now);
   const double lost =
-      stop_and_requeue(j, now, rt.done, "reclaim_requeue", why, "spot reclaim: " + why, "reclaimed", out);
+      stop_and_requeue(j, now, reached, "reclaim_requeue", why, "spot reclaim: " + why, "reclaimed", out);
   if (pool >= 0) {
     PoolRecord& pr = rec.pools[pool];
     ++pr.jobs_requeued;
     pr.checkpoints_in_notice += checkpointed;
     pr.reclaim_lost_gpu_hours += lost;
   }
+}
+
+// An on-demand checkpoint at a notice (docs/pools.md). The write is taken as long as the job's last one, else as its
+// checkpoint's bytes at the storage's whole bandwidth (a floor).
+bool Controller::Impl::checkpoint_on_notice(int j, const NodeReclaimNotice& e, Seconds now, std::vector<Action>& out) {
+  const int pool = slots[e.node].pool;
+  JobRuntime& rt = jobs[j];
+  const JobRecord& jr = rec.jobs[j];
+  if (!sc.pools[pool].checkpoint_on_notice || rt.state != JobState::Running || jr.measured_iteration.value <= 0)
+    return false;
+  Seconds write = jr.checkpoint_write_times.empty() ? Seconds(0) : jr.checkpoint_write_times.back();
+  if (jr.checkpoint_write_times.empty()) {
+    const double bandwidth = topo.storage_bandwidth().value;
+    if (bandwidth <= 0) return false;
+    write = Seconds(jr.checkpoint_bytes.value / bandwidth);
+  }
+  // After the iteration in flight (or the startup still under way).
+  const Seconds ready = std::max(now, rt.progress_at) + jr.measured_iteration + write;
+  if (ready > e.at) return false;
+  rt.evacuate_by = e.at;
+  ++rec.pools[pool].checkpoints_on_notice;
+  out.emplace_back(std::in_place_type<CheckpointNow>, CheckpointNow{j, rt.attempt});
+  decide(now, "reclaim_checkpoint_now", jr.name, {topo.nodes()[e.node].name},
+         "its next checkpoint would not complete within the notice; one written now is expected by " +
+             format_seconds(ready) + " (checkpoint_on_notice): stops after it");
+  return true;
 }
 
 void Controller::Impl::on(const NodeReclaimNotice& e, Seconds now, std::vector<Action>& out) {
@@ -249,6 +278,7 @@ void Controller::Impl::on(const NodeReclaimNotice& e, Seconds now, std::vector<A
         continue;
       }
     }
+    if (checkpoint_on_notice(j, e, now, out)) continue;
     stop_for_reclaim(j, now, "no checkpoint can complete within the notice", false, out);
   }
 }

@@ -220,6 +220,7 @@ struct PoolRecord {
   int reclaims = 0;           // spot: nodes taken back by the provider
   int jobs_requeued = 0;      // jobs stopped and requeued by reclaims
   int checkpoints_in_notice = 0;  // of them, jobs whose checkpoint completed within the notice before they stopped
+  int checkpoints_on_notice = 0;  // on-demand checkpoints asked for at a notice (PoolSpec::checkpoint_on_notice)
   double reclaim_lost_gpu_hours = 0;  // their progress since the checkpoint plus restart overhead
   std::vector<Seconds> provision_waits;  // each provisioning, request to node in service
   int peak_nodes = 0;         // most nodes in service or provisioning at once

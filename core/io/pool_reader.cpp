@@ -75,9 +75,10 @@ std::vector<PoolSpec> read_pools(JsonObject& root, const Topology& topology) {
       p.provision_delay = read_distribution(o, "provision_delay", "provisioning delay");
       p.idle_timeout = positive_seconds(o, "idle_timeout");
       if (p.kind == PoolKind::Spot) {
-        auto r = open_child(o, "reclaim", {"mean_time", "notice"});
+        auto r = open_child(o, "reclaim", {"mean_time", "notice", "checkpoint_on_notice"});
         p.reclaim_mean = positive_seconds(r, "mean_time");
         p.reclaim_notice = positive_seconds(r, "notice");
+        p.checkpoint_on_notice = r.opt_boolean("checkpoint_on_notice").value_or(false);
         r.finish();
       } else if (present(o, "reclaim")) {
         o.fail("reclaim", "no \"reclaim\" in an elastic pool (only spot pools are reclaimed)");

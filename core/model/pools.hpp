@@ -32,6 +32,9 @@ struct PoolSpec {
   Seconds idle_timeout = Seconds(600);  // an idle provisioned node above min is released after this
   std::optional<Seconds> reclaim_mean;  // spot: mean time from provisioning to a reclaim notice (exponential)
   Seconds reclaim_notice = Seconds(120);  // spot: from the notice to the node going away
+  // spot ("reclaim": {"checkpoint_on_notice"}): at a notice, a job whose cadence checkpoint would not complete within
+  // it writes one at once if that write (after the iteration in flight) is expected within it; off: it stops at once.
+  bool checkpoint_on_notice = false;
   double price_per_gpu_hour = 0;
   PriceKind price_kind = PriceKind::OnDemand;
 };

@@ -91,3 +91,53 @@ TEST_CASE("e2e: a malformed pool exits 2 naming the pointer", "[e2e]") {
   CHECK(r.exit_code == 2);
   CHECK_THAT(r.output, Catch::Contains("/pools/1/min"));
 }
+
+namespace {
+
+// scenarios/spot-checkpoint-on-notice.json (sparse cadence checkpoints) with its spot pool's checkpoint_on_notice as
+// given, and no checks (they pin the setting on).
+fs::path on_notice_variant(const fs::path& dir, bool on_notice) {
+  json doc = json::parse(read_file(fs::path(TT_SOURCE_DIR) / "scenarios/spot-checkpoint-on-notice.json"), nullptr,
+                         true, true);
+  doc["pools"][1]["reclaim"]["checkpoint_on_notice"] = on_notice;
+  doc.erase("checks");
+  const fs::path file = dir / (on_notice ? "on.json" : "off.json");
+  std::ofstream(file) << doc.dump(2);
+  return file;
+}
+
+}  // namespace
+
+TEST_CASE("e2e: a checkpoint written at the reclaim notice cuts the work reclaims lose", "[e2e]") {
+  auto dir = scratch_dir("pools-on-notice");
+  std::vector<json> spot;
+  for (bool on : {false, true}) {
+    const fs::path out = dir / (on ? "on" : "off");
+    auto r = run_cli("run " + on_notice_variant(dir, on).string() + " --quiet --out " + out.string());
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    spot.push_back(json::parse(read_file(out / "report.json"))["pools"]["pools"][1]);
+    // The same scenario twice gives the same report (the on-demand write is played deterministically).
+    if (on) {
+      auto again =
+          run_cli("run " + on_notice_variant(dir, on).string() + " --quiet --out " + (dir / "again").string());
+      REQUIRE(again.exit_code == 0);
+      CHECK(read_file(out / "report.json") == read_file(dir / "again" / "report.json"));
+      CHECK_THAT(read_file(out / "decisions.txt"), Catch::Contains("reclaim_checkpoint_now"));
+    }
+  }
+  INFO("off: " << spot[0].dump() << "\non: " << spot[1].dump());
+  CHECK(spot[0]["checkpoints_on_notice"] == 0);
+  CHECK(spot[1]["checkpoints_on_notice"].get<int>() >= 1);
+  CHECK(spot[1]["checkpoints_in_notice"].get<int>() > spot[0]["checkpoints_in_notice"].get<int>());
+  CHECK(spot[0]["jobs_requeued"].get<int>() >= 1);
+  CHECK(spot[1]["reclaim_lost_gpu_hours"].get<double>() < spot[0]["reclaim_lost_gpu_hours"].get<double>());
+}
+
+TEST_CASE("e2e: traintwin real refuses checkpoint_on_notice with exit 2 and the pointer", "[e2e][real]") {
+  auto dir = scratch_dir("pools-on-notice-real");
+  auto r = run_cli("real " + on_notice_variant(dir, true).string() + " --devices cpu:48 --out " +
+                   (dir / "out").string());
+  CHECK(r.exit_code == 2);
+  CHECK_THAT(r.output, Catch::Contains("/pools/1/reclaim/checkpoint_on_notice"));
+}
