@@ -65,6 +65,13 @@ void check_faults(const Scenario& sc) {
     if (sc.jobs[j].checkpoint_async)
       throw InputError(sc.source_file, "/jobs/" + std::to_string(j) + "/checkpoint/async",
                        "false: the real driver writes checkpoints synchronously (run async checkpoints in simulation)");
+  // A checkpoint outside the cadence needs every rank to stop at the same iteration on the driver's word; workers
+  // hear one thing from the driver (a speed signal, real/protocol.hpp), so they checkpoint at their cadence only.
+  for (std::size_t p = 0; p < sc.pools.size(); ++p)
+    if (sc.pools[p].checkpoint_on_notice)
+      throw InputError(sc.source_file, "/pools/" + std::to_string(p) + "/reclaim/checkpoint_on_notice",
+                       "false: the real driver's workers checkpoint only at their cadence (run on-demand checkpoints "
+                       "at a reclaim notice in simulation)");
 }
 
 // With a uid per job, each job's workers must reach their own directory: the run directory becomes 0711 (search, no
@@ -209,6 +216,10 @@ class RealBackend final : public tt::Clock, public Executor {
   }
   void run(const FireAlert& a) { log("alert " + a.name + " (" + a.severity + ") firing: " + a.summary); }
   void run(const ResolveAlert& a) { log("alert " + a.name + " resolved"); }
+  // Refused before the run starts (check_faults: /pools/N/checkpoint_on_notice): never asked for.
+  void run(const CheckpointNow& c) {
+    throw std::logic_error("real driver: an on-demand checkpoint of " + sc_.jobs[c.job].name + " was asked for");
+  }
   void run(const Reimage& r) { log("reimage " + sc_.topology.nodes()[r.node].name + " to " + r.release); }
 
   void log(const std::string& line) {

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "reports/cost.hpp"
+#include "reports/pools.hpp"
 #include "reports/doctor.hpp"
 #include "reports/fleet.hpp"
 #include "reports/rollout_html.hpp"
@@ -372,6 +373,7 @@ std::string report_html(const RunRecord& r) {
   failures_section(os, r);
   os << "\n" << rollout_html_section(r);  // only when the scenario has a rollout
   preflight_costs_section(os, r);
+  os << pools_html_section(r);
   os << cost_html_section(r);
   alerts_section(os, r);
   os << "\n";

@@ -1,5 +1,6 @@
 #include "reports/prometheus.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cmath>
 #include <map>
@@ -173,6 +174,44 @@ void check_families(const RunRecord& r, Exposition& x) {
   }
 }
 
+// Node pools (docs/pools.md), one series per pool; none without pools (a family with no sample is left out).
+void pool_families(const RunRecord& r, Exposition& x) {
+  struct Def {
+    const char* name;
+    const char* type;
+    const char* help;
+    double (*value)(const PoolRecord&);
+  };
+  static const Def kDefs[] = {
+      {"traintwin_pool_nodes_in_service", "gauge", "Nodes of the pool taking work (at the end of the run: then).",
+       [](const PoolRecord& p) { return static_cast<double>(p.in_service); }},
+      {"traintwin_pool_nodes_provisioning", "gauge", "Nodes of the pool asked for and not yet in service.",
+       [](const PoolRecord& p) { return static_cast<double>(p.provisioning); }},
+      {"traintwin_pool_nodes_peak", "gauge", "Most nodes of the pool in service or provisioning at once.",
+       [](const PoolRecord& p) { return static_cast<double>(p.peak_nodes); }},
+      {"traintwin_pool_scale_ups_total", "counter", "Nodes asked for from the pool's provider (scale-ups).",
+       [](const PoolRecord& p) { return static_cast<double>(p.provisions); }},
+      {"traintwin_pool_scale_downs_total", "counter", "Nodes given back idle (scale-downs).",
+       [](const PoolRecord& p) { return static_cast<double>(p.releases); }},
+      {"traintwin_pool_reclaim_notices_total", "counter", "Spot reclaim notices received.",
+       [](const PoolRecord& p) { return static_cast<double>(p.reclaim_notices); }},
+      {"traintwin_pool_reclaims_total", "counter", "Spot nodes taken back by the provider.",
+       [](const PoolRecord& p) { return static_cast<double>(p.reclaims); }},
+      {"traintwin_pool_reclaim_requeues_total", "counter", "Jobs stopped and requeued by spot reclaims.",
+       [](const PoolRecord& p) { return static_cast<double>(p.jobs_requeued); }},
+      {"traintwin_pool_provision_wait_max_seconds", "gauge", "Longest wait from a request to the node taking work.",
+       [](const PoolRecord& p) {
+         double w = 0;
+         for (Seconds s : p.provision_waits) w = std::max(w, s.value);
+         return w;
+       }},
+  };
+  for (const Def& d : kDefs) {
+    x.family(d.name, d.type, d.help);
+    for (const PoolRecord& p : r.pools) x.sample({{"pool", p.name}, {"kind", p.kind}}, d.value(p));
+  }
+}
+
 }  // namespace
 
 // Names and labels of a run come from the user: invalid UTF-8 is replaced first, then the format's escapes apply.
@@ -190,6 +229,7 @@ std::string prometheus_text(const RunRecord& record) {
   cluster_families(record, x);
   job_families(record, x);
   check_families(record, x);
+  pool_families(record, x);
   x.append(cost_prometheus(record));
   x.append(exposition_text(record.metrics, kFromRecords));
   return x.text();

@@ -76,6 +76,9 @@ class SimBackend final : public tt::Clock, public Executor {
     } else if (const auto* kill = std::get_if<Kill>(&a)) {
       auto it = w_.runs.find({kill->job, kill->attempt});
       if (it != w_.runs.end()) kill_job(w_, *it->second);
+    } else if (const auto* ask = std::get_if<CheckpointNow>(&a)) {
+      auto it = w_.runs.find({ask->job, ask->attempt});
+      if (it != w_.runs.end()) request_checkpoint(*it->second);
     }
     // Cordon and Uncordon concern placement, which the controller owns: nothing to do in the platform.
   }

@@ -179,10 +179,13 @@ class JobActor {
     const std::int64_t total = l_.iterations;
     const std::int64_t every = l_.checkpoint_every;
     const std::int64_t measure = std::max(1, w_.scenario.sim.measure_iterations);
+    std::int64_t written = l_.start_iteration;  // the iteration its newest checkpoint holds
     while (r_.iterations < total) {
       const std::int64_t checkpoint_at = every > 0 ? (r_.iterations / every + 1) * every : total;
       const std::int64_t boundary = std::min(checkpoint_at, total);
-      while (r_.iterations < boundary) {
+      // Asked for one now: once it has iterations its last checkpoint does not hold.
+      auto asked = [&] { return r_.checkpoint_now && r_.iterations > written; };
+      while (r_.iterations < boundary && !asked()) {
         if (w_.scenario.sim.fast_forward && !r_.dirty && r_.iteration_time > 0) {
           // Nothing that shares a cable with the job changed since it measured (a checkpoint came between): the
           // measured pace still holds.
@@ -228,9 +231,19 @@ class JobActor {
         w_.set_nominal(r_, t, /*notify=*/!again);
         w_.post(JobProgress{l_.job, l_.attempt, r_.iterations, Seconds(t)});
         // A change that may alter the pace happened while it measured: it measures again rather than fast-forward.
-        if (w_.scenario.sim.fast_forward && r_.iterations < boundary && !r_.dirty) fast_forward(boundary, t);
+        if (w_.scenario.sim.fast_forward && r_.iterations < boundary && !r_.dirty && !asked())
+          fast_forward(boundary, t);
       }
-      if (boundary == checkpoint_at && r_.iterations < total) checkpoint();
+      if (asked()) {  // written now; the cadence goes on from the iteration count
+        r_.checkpoint_now = false;
+        written = r_.iterations;
+        if (r_.iterations < total) checkpoint();
+        continue;
+      }
+      if (boundary == checkpoint_at && r_.iterations < total) {
+        written = r_.iterations;
+        checkpoint();
+      }
     }
   }
 

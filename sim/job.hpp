@@ -60,6 +60,7 @@ struct JobRun {
   bool dirty = true;                       // a change that may alter its pace happened since it last measured
   Phase phase = Phase::Starting;
   bool checkpointing = false;              // writing a checkpoint now (its routes to storage are in use)
+  bool checkpoint_now = false;             // asked for one (CheckpointNow): written after the iteration in flight
   std::optional<std::string> fault;        // set by strike(): the attempt stalls with this cause
   std::optional<FaultKind> fault_kind;     // ... the fault kind
   std::vector<int> blocked_on;             // ... cables it waits for (link faults: NCCL retries, no failure yet)
@@ -83,6 +84,10 @@ JobRun& start_job(World& world, Launch launch);
 // Stops the attempt: cancels its activities (its actor then returns) or kills its actor if it sleeps, and gives back
 // its fast-forward load. A no-op once it completed.
 void kill_job(World& world, JobRun& run);
+// The controller asked for a checkpoint now (CheckpointNow): a training attempt ends the iteration in flight (a
+// fast-forward is interrupted like by a pace change) and writes one, then trains on at its cadence. Ignored while it
+// writes one or once it stopped.
+void request_checkpoint(JobRun& run);
 // Fills the run's hosts, steps, lone steps, shared-link footprint and checkpoint flows from its launch.
 void compile_footprint(World& world, JobRun& run);
 // Gives back the attempt's fast-forward load, if it has one.

@@ -63,6 +63,12 @@ void strike(World& w, const std::vector<sg4::Host*>& hosts, const std::vector<in
   }
 }
 
+void request_checkpoint(JobRun& r) {
+  if (r.checkpointing || (r.phase != JobRun::Phase::Starting && r.phase != JobRun::Phase::Training)) return;
+  r.checkpoint_now = true;
+  if (r.wake) r.wake->release();  // a fast-forward or compute wait: it finishes the iteration in flight
+}
+
 void kill_job(World& w, JobRun& r) {
   if (r.writer) cancel_all(r.writer_inflight);  // an async checkpoint write stops with the attempt
   if (r.phase == JobRun::Phase::Completed || r.phase == JobRun::Phase::Killed) return;

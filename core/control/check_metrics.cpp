@@ -74,7 +74,8 @@ Figure queue_cost(const MetricSubject& s) {
 }
 
 // Node pools: nullopt without pools in the scenario.
-Figure pool_total(const MetricSubject& s, int PoolRecord::*field) {
+template <class T>
+Figure pool_total(const MetricSubject& s, T PoolRecord::*field) {
   if (s.run.pools.empty()) return std::nullopt;
   double n = 0;
   for (const auto& p : s.run.pools) n += p.*field;
@@ -186,6 +187,10 @@ constexpr CheckMetric kMetrics[] = {
     {"cluster.reclaim_requeues", Cluster, Count, Lower,
      "jobs stopped and requeued by spot reclaims (not measured without pools)",
      [](const MetricSubject& s) { return pool_total(s, &PoolRecord::jobs_requeued); }},
+    {"cluster.reclaim_lost_gpu_hours", Cluster, GpuHours, Lower,
+     "GPU-hours spot reclaims cost the jobs they stopped: progress since the checkpoint and a restart (not measured "
+     "without pools)",
+     [](const MetricSubject& s) { return pool_total(s, &PoolRecord::reclaim_lost_gpu_hours); }},
     {"alert.firings", Alert, Count, Lower, "times the alert fired (`== 0`: it must never fire)", firings},
     {"alert.time_to_fire", Alert, Duration, Lower,
      "from the first fault to the alert's first firing at or after it (not measured without a fault or a firing)",

@@ -60,6 +60,7 @@ struct PoolSlot {
   bool noticed = false;             // a reclaim notice came: it takes no new work
   Seconds requested;                // the provisioning request (billing start)
   std::optional<Seconds> idle_since;  // in service with no GPU allocated since then
+  std::optional<Seconds> in_service;  // when it took work
 };
 
 // A failure declared on links: false if they come back within the restart overhead of the declaration.
@@ -194,6 +195,7 @@ struct Controller::Impl {
   bool scaled() const { return !slots.empty(); }
   bool slot_takes_work(int n) const;
   int active_nodes(int pool) const;  // in service or provisioning
+  void count_pool_nodes();           // PoolRecord::in_service and provisioning, from the slots
   void pools_init();
   void pools_step(Seconds now, std::vector<Action>& out);
   void provision(int pool, int count, Seconds now, const std::string& job, const std::string& why,
@@ -203,6 +205,9 @@ struct Controller::Impl {
   std::optional<Seconds> pools_deadline() const;
   void stop_for_reclaim(int j, Seconds now, const std::string& why, bool checkpointed, std::vector<Action>& out);
   void on(const NodeProvisioned& e, Seconds now, std::vector<Action>& out);
+  // With the pool's checkpoint_on_notice: asks the running job `j` on the noticed node for a checkpoint now if it is
+  // expected to complete within the notice (the iteration in flight, then the write); it then stops after it.
+  bool checkpoint_on_notice(int j, const NodeReclaimNotice& e, Seconds now, std::vector<Action>& out);
   void on(const NodeReclaimNotice& e, Seconds now, std::vector<Action>& out);
   void on(const NodeReclaimed& e, Seconds now, std::vector<Action>& out);
   void pools_finish(Seconds now);
@@ -211,6 +216,16 @@ struct Controller::Impl {
   void schedule(Seconds now, std::vector<Action>& out);
   void preempt(const ScheduleResult::Preemption& p, Seconds now, std::vector<Action>& out);
   void launch(int j, std::vector<int> gpus, Seconds now, std::vector<Action>& out);
+  // Stops a running (or stalled) job and requeues it at the head of its queue, like a preemption the scheduler did
+  // not ask for (a rollout's drain, a spot reclaim): the decision `kind` (`why`, and the checkpoint it resumes from),
+  // a Kill (`kill_reason`), its segment closed with `outcome`, its progress back at its checkpoint. Returns the
+  // GPU-hours of work lost: its progress (`reached` iterations) since the checkpoint and a restart.
+  double stop_and_requeue(int j, Seconds now, std::int64_t reached, const std::string& kind, const std::string& why,
+                          const std::string& kill_reason, const std::string& outcome, std::vector<Action>& out);
+  // The iterations a running job has done by `now`: its last report, then its measured pace since (drivers report
+  // progress in steps: the simulator at the end of each fast-forward), not counting a synchronous checkpoint write
+  // after that report, never past its next cadence checkpoint (reported when reached) or its end.
+  std::int64_t progress_by(int j, Seconds now) const;
   // The checkpoint move a launch on `gpus` needs (the job resumes in another site than its checkpoint's), recorded.
   std::optional<CheckpointMove> move_checkpoint(int j, const std::vector<int>& gpus);
   int count_groups(const std::vector<int>& gpus) const;

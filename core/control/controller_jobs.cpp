@@ -166,6 +166,44 @@ void Controller::Impl::preempt(const ScheduleResult::Preemption& p, Seconds now,
   sched.set_remaining(j, remaining_runtime(j, rt.checkpoint));
 }
 
+std::int64_t Controller::Impl::progress_by(int j, Seconds now) const {
+  const JobRuntime& rt = jobs[j];
+  const JobRecord& jr = rec.jobs[j];
+  if (rt.state != JobState::Running || jr.measured_iteration.value <= 0) return rt.done;
+  Seconds from = rt.progress_at;
+  if (!jr.checkpoint_async && rt.checkpoint == rt.done && !jr.checkpoint_times.empty())
+    from = std::max(from, jr.checkpoint_times.back());
+  const auto since = static_cast<std::int64_t>(std::max(0.0, (now - from) / jr.measured_iteration));
+  std::int64_t cap = sc.jobs[j].iterations;
+  if (rt.checkpoint_every > 0) cap = std::min(cap, (rt.done / rt.checkpoint_every + 1) * rt.checkpoint_every);
+  return std::min(rt.done + since, cap);
+}
+
+double Controller::Impl::stop_and_requeue(int j, Seconds now, std::int64_t reached, const std::string& kind,
+                                          const std::string& why, const std::string& kill_reason,
+                                          const std::string& outcome, std::vector<Action>& out) {
+  JobRuntime& rt = jobs[j];
+  JobRecord& jr = rec.jobs[j];
+  decide(now, kind, jr.name, node_names(topo, rt.gpus),
+         why + "; resumes from checkpoint at iteration " + std::to_string(rt.checkpoint));
+  out.emplace_back(std::in_place_type<Kill>, Kill{j, rt.attempt, kill_reason});
+  if (rt.state == JobState::Stalled) stalled.erase({rt.detect_at, j});
+  Segment& seg = segment(j);
+  seg.end = now;
+  seg.outcome = outcome;
+  seg.reached_iteration = std::max(seg.reached_iteration, reached);
+  const LostWork lost = lost_work(std::max<std::int64_t>(0, reached - rt.checkpoint), jr.measured_iteration,
+                                  Seconds(0), sc.recovery.restart_overhead);
+  cluster.release(rt.gpus);
+  sched.finished(j, now);
+  rt.gpus.clear();
+  rt.done = rt.checkpoint;
+  jr.iterations_done = rt.checkpoint;
+  ++jr.preemptions;
+  enqueue(j, now, true);
+  return lost.gpu_hours(sc.jobs[j].gpus);
+}
+
 void Controller::Impl::launch(int j, std::vector<int> gpus, Seconds now, std::vector<Action>& out) {
   JobRuntime& rt = jobs[j];
   const JobSpec& spec = sc.jobs[j];

@@ -62,28 +62,10 @@ void Controller::Impl::rollout_release_hold(int n, Seconds now, std::vector<Acti
 // Like a preemption: the job stops, loses its progress since the checkpoint and a restart, and waits at the head of
 // its queue.
 void Controller::Impl::drain_job(int j, Seconds now, const std::string& why, std::vector<Action>& out) {
-  JobRuntime& rt = jobs[j];
-  if (rt.state != JobState::Running && rt.state != JobState::Stalled) return;
-  JobRecord& jr = rec.jobs[j];
-  decide(now, "drain", jr.name, node_names(topo, rt.gpus),
-         why + "; resumes from checkpoint at iteration " + std::to_string(rt.checkpoint));
-  out.emplace_back(std::in_place_type<Kill>, Kill{j, rt.attempt, why});
-  if (rt.state == JobState::Stalled) stalled.erase({rt.detect_at, j});
-  Segment& seg = segment(j);
-  seg.end = now;
-  seg.outcome = "drained";
-  seg.reached_iteration = std::max(seg.reached_iteration, rt.done);
-  const LostWork lost = lost_work(std::max<std::int64_t>(0, rt.done - rt.checkpoint), jr.measured_iteration,
-                                  Seconds(0), sc.recovery.restart_overhead);
+  const JobState state = jobs[j].state;
+  if (state != JobState::Running && state != JobState::Stalled) return;
+  rec.rollout->drain_lost_gpu_hours += stop_and_requeue(j, now, jobs[j].done, "drain", why, why, "drained", out);
   rec.rollout->jobs_drained += 1;
-  rec.rollout->drain_lost_gpu_hours += lost.gpu_hours(sc.jobs[j].gpus);
-  cluster.release(rt.gpus);
-  sched.finished(j, now);
-  rt.gpus.clear();
-  rt.done = rt.checkpoint;
-  jr.iterations_done = rt.checkpoint;
-  ++jr.preemptions;
-  enqueue(j, now, true);
 }
 
 void Controller::Impl::rollout_launch_copy(int j, const std::vector<int>& nodes, Seconds now,

@@ -3,7 +3,8 @@
 // from the first pool (in placement preference: core/model/pools.hpp) with room for the whole shortfall; release a
 // node above the minimum that has been idle for its pool's idle timeout. On a reclaim notice, a job on the node stops
 // at its next checkpoint if that completes within the notice (estimated from its progress), else at once; either way
-// it is requeued at the head of its queue, and whatever is still on the node when it goes is stopped then.
+// it is requeued at the head of its queue, and whatever is still on the node when it goes is stopped then. With the
+// pool's checkpoint_on_notice, a job that would stop at once writes a checkpoint first when that fits in the notice.
 #include <algorithm>
 #include <tuple>
 
@@ -21,6 +22,15 @@ int Controller::Impl::active_nodes(int pool) const {
   int k = 0;
   for (const PoolSlot& s : slots) k += s.pool == pool && s.state != PoolSlot::State::Absent;
   return k;
+}
+
+void Controller::Impl::count_pool_nodes() {
+  for (PoolRecord& pr : rec.pools) pr.in_service = pr.provisioning = 0;
+  for (const PoolSlot& s : slots) {
+    if (s.pool < 0) continue;
+    rec.pools[s.pool].in_service += s.state == PoolSlot::State::InService;
+    rec.pools[s.pool].provisioning += s.state == PoolSlot::State::Provisioning;
+  }
 }
 
 void Controller::Impl::pools_init() {
@@ -44,6 +54,7 @@ void Controller::Impl::pools_init() {
       if (spec.kind == PoolKind::Fixed) {
         slots[n].state = PoolSlot::State::InService;
         slots[n].requested = Seconds(0);
+        slots[n].in_service = Seconds(0);
       } else {
         cluster.set_up(n, false);
       }
@@ -56,6 +67,7 @@ void Controller::Impl::pools_init() {
   for (int& t : node_tier) t = static_cast<int>(std::lower_bound(used.begin(), used.end(), t) - used.begin());
   sched.set_node_tiers(std::move(node_tier));
   sched.capacity_changed();
+  count_pool_nodes();
 }
 
 void Controller::Impl::provision(int pool, int count, Seconds now, const std::string& job, const std::string& why,
@@ -66,7 +78,7 @@ void Controller::Impl::provision(int pool, int count, Seconds now, const std::st
     if (count == 0) break;
     PoolSlot& s = slots[n];
     if (s.state != PoolSlot::State::Absent) continue;
-    s = PoolSlot{PoolSlot::State::Provisioning, pool, false, now, std::nullopt};
+    s = PoolSlot{PoolSlot::State::Provisioning, pool, false, now, std::nullopt, std::nullopt};
     out.emplace_back(std::in_place_type<ProvisionNode>, ProvisionNode{n, pool});
     names.push_back(topo.nodes()[n].name);
     --count;
@@ -74,14 +86,16 @@ void Controller::Impl::provision(int pool, int count, Seconds now, const std::st
   PoolRecord& pr = rec.pools[pool];
   pr.provisions += static_cast<int>(names.size());
   pr.peak_nodes = std::max(pr.peak_nodes, active_nodes(pool));
+  count_pool_nodes();
   decide(now, "scale_up", job, names, "pool " + spec.name + ": " + why);
 }
 
 void Controller::Impl::close_capacity(int n, Seconds now) {
   const PoolSlot& s = slots[n];
   const PoolSpec& spec = sc.pools[s.pool];
-  rec.capacity.push_back(CapacityInterval{topo.nodes()[n].name, spec.name, to_string(spec.price_kind),
-                                          spec.price_per_gpu_hour, topo.gpus_per_node(), s.requested, now});
+  rec.capacity.push_back(CapacityInterval{topo.nodes()[n].name, spec.name, spec.price_kind,
+                                          spec.price_per_gpu_hour, topo.gpus_per_node(), s.requested, now,
+                                          s.in_service});
   rec.pools[s.pool].node_hours += (now - s.requested).value / 3600.0;
 }
 
@@ -91,7 +105,8 @@ void Controller::Impl::release_node(int n, Seconds now, const std::string& why, 
   ++rec.pools[s.pool].releases;
   out.emplace_back(std::in_place_type<ReleaseNode>, ReleaseNode{n, s.pool});
   decide(now, "scale_down", "", {topo.nodes()[n].name}, "pool " + sc.pools[s.pool].name + ": " + why);
-  s = PoolSlot{PoolSlot::State::Absent, s.pool, false, now, std::nullopt};
+  s = PoolSlot{PoolSlot::State::Absent, s.pool, false, now, std::nullopt, std::nullopt};
+  count_pool_nodes();
   refresh_node(n, now, "released to pool " + sc.pools[s.pool].name, out);
 }
 
@@ -176,6 +191,8 @@ void Controller::Impl::on(const NodeProvisioned& e, Seconds now, std::vector<Act
   PoolSlot& s = slots[e.node];
   if (s.state != PoolSlot::State::Provisioning) return;  // released before it came
   s.state = PoolSlot::State::InService;
+  s.in_service = now;
+  count_pool_nodes();
   PoolRecord& pr = rec.pools[s.pool];
   ++pr.provisioned;
   pr.provision_waits.push_back(now - s.requested);
@@ -189,33 +206,45 @@ void Controller::Impl::stop_for_reclaim(int j, Seconds now, const std::string& w
   JobRuntime& rt = jobs[j];
   rt.evacuate_by.reset();
   if (rt.state != JobState::Running && rt.state != JobState::Stalled) return;
-  JobRecord& jr = rec.jobs[j];
   int pool = -1;
   for (int gpu : rt.gpus)
     if (slots[gpu / topo.gpus_per_node()].noticed) pool = slots[gpu / topo.gpus_per_node()].pool;
-  decide(now, "reclaim_requeue", jr.name, node_names(topo, rt.gpus),
-         why + "; resumes from checkpoint at iteration " + std::to_string(rt.checkpoint));
-  out.emplace_back(std::in_place_type<Kill>, Kill{j, rt.attempt, "spot reclaim: " + why});
-  if (rt.state == JobState::Stalled) stalled.erase({rt.detect_at, j});
-  Segment& seg = segment(j);
-  seg.end = now;
-  seg.outcome = "reclaimed";
-  seg.reached_iteration = std::max(seg.reached_iteration, rt.done);
-  const LostWork lost = lost_work(std::max<std::int64_t>(0, rt.done - rt.checkpoint), jr.measured_iteration,
-                                  Seconds(0), sc.recovery.restart_overhead);
+  // Stopped after a checkpoint it holds all its work; else it loses what it did since its checkpoint.
+  const std::int64_t reached = checkpointed ? rt.done : progress_by(j, now);
+  const double lost =
+      stop_and_requeue(j, now, reached, "reclaim_requeue", why, "spot reclaim: " + why, "reclaimed", out);
   if (pool >= 0) {
     PoolRecord& pr = rec.pools[pool];
     ++pr.jobs_requeued;
     pr.checkpoints_in_notice += checkpointed;
-    pr.reclaim_lost_gpu_hours += lost.gpu_hours(sc.jobs[j].gpus);
+    pr.reclaim_lost_gpu_hours += lost;
   }
-  cluster.release(rt.gpus);
-  sched.finished(j, now);
-  rt.gpus.clear();
-  rt.done = rt.checkpoint;
-  jr.iterations_done = rt.checkpoint;
-  ++jr.preemptions;
-  enqueue(j, now, true);
+}
+
+// An on-demand checkpoint at a notice (docs/pools.md). The write is taken as long as the job's last one, else as its
+// checkpoint's bytes at the storage's whole bandwidth (a floor).
+bool Controller::Impl::checkpoint_on_notice(int j, const NodeReclaimNotice& e, Seconds now, std::vector<Action>& out) {
+  const int pool = slots[e.node].pool;
+  JobRuntime& rt = jobs[j];
+  const JobRecord& jr = rec.jobs[j];
+  if (!sc.pools[pool].checkpoint_on_notice || rt.state != JobState::Running || jr.measured_iteration.value <= 0)
+    return false;
+  Seconds write = jr.checkpoint_write_times.empty() ? Seconds(0) : jr.checkpoint_write_times.back();
+  if (jr.checkpoint_write_times.empty()) {
+    const double bandwidth = topo.storage_bandwidth().value;
+    if (bandwidth <= 0) return false;
+    write = Seconds(jr.checkpoint_bytes.value / bandwidth);
+  }
+  // After the iteration in flight (or the startup still under way).
+  const Seconds ready = std::max(now, rt.progress_at) + jr.measured_iteration + write;
+  if (ready > e.at) return false;
+  rt.evacuate_by = e.at;
+  ++rec.pools[pool].checkpoints_on_notice;
+  out.emplace_back(std::in_place_type<CheckpointNow>, CheckpointNow{j, rt.attempt});
+  decide(now, "reclaim_checkpoint_now", jr.name, {topo.nodes()[e.node].name},
+         "its next checkpoint would not complete within the notice; one written now is expected by " +
+             format_seconds(ready) + " (checkpoint_on_notice): stops after it");
+  return true;
 }
 
 void Controller::Impl::on(const NodeReclaimNotice& e, Seconds now, std::vector<Action>& out) {
@@ -249,6 +278,7 @@ void Controller::Impl::on(const NodeReclaimNotice& e, Seconds now, std::vector<A
         continue;
       }
     }
+    if (checkpoint_on_notice(j, e, now, out)) continue;
     stop_for_reclaim(j, now, "no checkpoint can complete within the notice", false, out);
   }
 }
@@ -267,7 +297,8 @@ void Controller::Impl::on(const NodeReclaimed& e, Seconds now, std::vector<Actio
   ++rec.pools[s.pool].reclaims;
   close_capacity(e.node, now);
   decide(now, "reclaimed", "", {topo.nodes()[e.node].name}, "pool " + sc.pools[s.pool].name);
-  s = PoolSlot{PoolSlot::State::Absent, s.pool, false, now, std::nullopt};
+  s = PoolSlot{PoolSlot::State::Absent, s.pool, false, now, std::nullopt, std::nullopt};
+  count_pool_nodes();
   refresh_node(e.node, now, "reclaimed", out);
 }
 

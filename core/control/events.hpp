@@ -175,6 +175,14 @@ struct ReleaseNode {
   int pool = 0;
 };
 
-using Action = std::variant<Launch, Kill, Cordon, Uncordon, FireAlert, ResolveAlert, Reimage, ProvisionNode, ReleaseNode>;
+// Write a checkpoint of the attempt now, outside its cadence (a spot reclaim notice with pool checkpoint_on_notice,
+// docs/pools.md): after the iteration in flight it writes one as at its cadence and reports CheckpointDone.
+struct CheckpointNow {
+  int job = 0;
+  int attempt = 0;
+};
+
+using Action = std::variant<Launch, Kill, Cordon, Uncordon, FireAlert, ResolveAlert, Reimage, ProvisionNode, ReleaseNode,
+                            CheckpointNow>;
 
 }  // namespace tt

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/cost/cost_model.hpp"
+#include "core/model/pools.hpp"
 #include "core/model/units.hpp"
 #include "core/rollout/analysis.hpp"
 #include "core/telemetry/registry.hpp"
@@ -201,11 +202,12 @@ struct RolloutRecord {
 struct CapacityInterval {
   std::string node;
   std::string pool;
-  std::string price_kind;  // on_demand, reserved, spot
+  PriceKind price_kind = PriceKind::OnDemand;
   double price_per_gpu_hour = 0;
   int gpus = 0;
   Seconds start;
   Seconds end;
+  std::optional<Seconds> in_service;  // when it took work (fixed nodes: 0); none: it went before it came
 };
 struct PoolRecord {
   std::string name;
@@ -218,9 +220,12 @@ struct PoolRecord {
   int reclaims = 0;           // spot: nodes taken back by the provider
   int jobs_requeued = 0;      // jobs stopped and requeued by reclaims
   int checkpoints_in_notice = 0;  // of them, jobs whose checkpoint completed within the notice before they stopped
+  int checkpoints_on_notice = 0;  // on-demand checkpoints asked for at a notice (PoolSpec::checkpoint_on_notice)
   double reclaim_lost_gpu_hours = 0;  // their progress since the checkpoint plus restart overhead
   std::vector<Seconds> provision_waits;  // each provisioning, request to node in service
   int peak_nodes = 0;         // most nodes in service or provisioning at once
+  int in_service = 0;         // nodes in service now (after the run: at its end)
+  int provisioning = 0;       // nodes asked for and not yet in service now
   double node_hours = 0;      // billed node time (the pool's capacity intervals)
 };
 

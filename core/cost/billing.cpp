@@ -35,10 +35,7 @@ CostInput cost_input(const RunRecord& rec, const Scenario& sc) {
   for (const auto& pool : sc.pools)
     for (int n : pool.nodes) pooled[static_cast<std::size_t>(n)] = true;
   for (const auto& c : rec.capacity) {
-    const PriceKind kind = c.price_kind == "spot"       ? PriceKind::Spot
-                           : c.price_kind == "reserved" ? PriceKind::Reserved
-                                                        : PriceKind::OnDemand;
-    in.capacity.push_back(BilledCapacity{c.node, site_of_node(topo, topo.find_node(c.node)), kind,
+    in.capacity.push_back(BilledCapacity{c.node, site_of_node(topo, topo.find_node(c.node)), c.price_kind,
                                          c.price_per_gpu_hour, c.gpus, c.start, c.end});
   }
   for (int n = 0; n < static_cast<int>(topo.nodes().size()); ++n) {

@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "core/model/pools.hpp"
 #include "core/model/units.hpp"
 
 namespace tt::cost {
 
-enum class PriceKind { OnDemand, Reserved, Spot };
-const char* to_string(PriceKind k);  // "on_demand", "reserved", "spot"
+// tt::PriceKind (core/model/pools.hpp): pools and sites are bought the same ways.
 
 struct GpuPrice {
   std::string site;  // a site of the topology (Topology::sites()); the topology's name when it has one site

@@ -12,6 +12,7 @@
 #include <set>
 
 #include "core/io/reader_support.hpp"
+#include "core/model/pools.hpp"
 #include "core/io/section_readers.hpp"
 
 namespace tt::reader {
@@ -55,7 +56,7 @@ cost::Prices read_cost(JsonObject& root, const Topology& topology) {
     }
     if (!priced.insert(g.site).second)
       e.fail("site", "one price per site; site " + in_quotes(g.site) + " already has one");
-    g.kind = static_cast<cost::PriceKind>(choice(e, "kind", {"on_demand", "reserved", "spot"}, "a price kind"));
+    g.kind = static_cast<PriceKind>(choice(e, "kind", price_kind_names(), "a price kind"));
     g.per_gpu_hour = price(e, "price");
     e.finish();
     p.gpu.push_back(std::move(g));

@@ -35,7 +35,6 @@ std::vector<PoolSpec> read_pools(JsonObject& root, const Topology& topology) {
   std::map<int, std::string> owner;  // node -> pointer of the pool entry that claimed it
   std::vector<std::string> pool_names;
   const std::vector<std::string> kinds = {"fixed", "elastic", "spot"};
-  const std::vector<std::string> price_kinds = {"on_demand", "reserved", "spot"};
   for (const auto& [v, ptr] : root.array("pools")) {
     auto o = open(*v, root.file(), ptr,
                   {"name", "kind", "nodes", "min", "max", "template", "provision_delay", "idle_timeout", "reclaim",
@@ -76,9 +75,10 @@ std::vector<PoolSpec> read_pools(JsonObject& root, const Topology& topology) {
       p.provision_delay = read_distribution(o, "provision_delay", "provisioning delay");
       p.idle_timeout = positive_seconds(o, "idle_timeout");
       if (p.kind == PoolKind::Spot) {
-        auto r = open_child(o, "reclaim", {"mean_time", "notice"});
+        auto r = open_child(o, "reclaim", {"mean_time", "notice", "checkpoint_on_notice"});
         p.reclaim_mean = positive_seconds(r, "mean_time");
         p.reclaim_notice = positive_seconds(r, "notice");
+        p.checkpoint_on_notice = r.opt_boolean("checkpoint_on_notice").value_or(false);
         r.finish();
       } else if (present(o, "reclaim")) {
         o.fail("reclaim", "no \"reclaim\" in an elastic pool (only spot pools are reclaimed)");
@@ -91,7 +91,7 @@ std::vector<PoolSpec> read_pools(JsonObject& root, const Topology& topology) {
                              " pool");
     }
     p.price_per_gpu_hour = o.number("price_per_gpu_hour", 0.0, 1e6);
-    p.price_kind = static_cast<PriceKind>(choice(o, "price_kind", price_kinds, "a price kind"));
+    p.price_kind = static_cast<PriceKind>(choice(o, "price_kind", price_kind_names(), "a price kind"));
     o.finish();
     pools.push_back(std::move(p));
   }

@@ -24,6 +24,11 @@ const char* to_string(PriceKind k) {
   return "?";
 }
 
+const std::vector<std::string>& price_kind_names() {
+  static const std::vector<std::string> names = {"on_demand", "reserved", "spot"};
+  return names;
+}
+
 std::vector<int> pool_tiers(const std::vector<PoolSpec>& pools) {
   std::vector<int> order(pools.size());
   std::iota(order.begin(), order.end(), 0);

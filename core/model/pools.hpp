@@ -15,9 +15,12 @@
 namespace tt {
 
 enum class PoolKind { Fixed, Elastic, Spot };
+// How capacity is bought: by pools here, by sites in the cost section (core/cost/prices.hpp).
 enum class PriceKind { OnDemand, Reserved, Spot };
 const char* to_string(PoolKind k);
-const char* to_string(PriceKind k);
+const char* to_string(PriceKind k);  // "on_demand", "reserved", "spot"
+// The price kinds' names in the enum's order: what the readers accept.
+const std::vector<std::string>& price_kind_names();
 
 struct PoolSpec {
   std::string name;
@@ -29,6 +32,9 @@ struct PoolSpec {
   Seconds idle_timeout = Seconds(600);  // an idle provisioned node above min is released after this
   std::optional<Seconds> reclaim_mean;  // spot: mean time from provisioning to a reclaim notice (exponential)
   Seconds reclaim_notice = Seconds(120);  // spot: from the notice to the node going away
+  // spot ("reclaim": {"checkpoint_on_notice"}): at a notice, a job whose cadence checkpoint would not complete within
+  // it writes one at once if that write (after the iteration in flight) is expected within it; off: it stops at once.
+  bool checkpoint_on_notice = false;
   double price_per_gpu_hour = 0;
   PriceKind price_kind = PriceKind::OnDemand;
 };

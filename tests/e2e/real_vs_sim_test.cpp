@@ -8,12 +8,15 @@
 #include <nlohmann/json.hpp>
 
 #include "tests/e2e/cli_support.hpp"
+#include "tests/e2e/real_vs_sim.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
 using tt::testing::decision_columns;
 using tt::testing::read_file;
+using tt::testing::check_same_decisions;
 using tt::testing::run_cli;
+using tt::testing::run_sim_and_real;
 using tt::testing::scratch_dir;
 
 namespace {
@@ -37,35 +40,23 @@ std::vector<std::string> decision_sequence(const json& report) {
 }  // namespace
 
 TEST_CASE("e2e: real-quickstart takes the same decisions in simulation and for real", "[e2e][real]") {
-  const std::string scenario = std::string(TT_SOURCE_DIR) + "/scenarios/real-quickstart.json";
-  auto sim_dir = scratch_dir("real-vs-sim-sim");
-  auto real_dir = scratch_dir("real-vs-sim-real");
-  auto sim = run_cli("run " + scenario + " --out " + sim_dir.string());
-  INFO("traintwin run:\n" << sim.output);
-  REQUIRE(sim.exit_code == 0);
   // The hang is noticed after 2 s real of silence (200 s of scenario at time scale 100, early enough for the story
   // below): long enough that no load on this machine starves a worker's heartbeat thread into a false hang, and
   // iterations paced to 255 ms real leave the timeline room for a slow machine.
-  auto real = run_cli("real " + scenario + " --devices cpu:4 --time-scale 100 --heartbeat-timeout 2 --out " +
-                      real_dir.string());
-  INFO("traintwin real:\n" << real.output);
-  REQUIRE(real.exit_code == 0);
+  const auto runs =
+      run_sim_and_real("real-quickstart", "real-vs-sim", "--devices cpu:4 --time-scale 100 --heartbeat-timeout 2");
+  check_same_decisions(runs, "real-quickstart");
 
-  json sim_report = json::parse(read_file(sim_dir / "report.json"));
-  json real_report = json::parse(read_file(real_dir / "report.json"));
+  json sim_report = json::parse(read_file(runs.sim_dir / "report.json"));
+  json real_report = json::parse(read_file(runs.real_dir / "report.json"));
   CHECK(real_report["driver"] == "real");
   CHECK(real_report["driver_info"]["devices"] == "cpu:4");
   for (const char* view : {"junit.xml", "report.html", "trace.json", "series.csv", "jobs.csv"})
-    CHECK(fs::exists(real_dir / view));
+    CHECK(fs::exists(runs.real_dir / view));
 
-  auto sim_seq = decision_sequence(sim_report);
-  auto real_seq = decision_sequence(real_report);
-  CHECK(real_seq == sim_seq);
-  const fs::path golden = fs::path(TT_SOURCE_DIR) / "tests/golden/real-quickstart.decisions.txt";
-  CHECK(decision_columns(read_file(real_dir / "decisions.txt")) == decision_columns(read_file(golden)));
   // And it is the story told in the scenario's header.
   std::vector<std::string> story;
-  for (const auto& line : sim_seq)
+  for (const auto& line : decision_sequence(sim_report))
     if (line.rfind("pending", 0) != 0) story.push_back(line);
   CHECK(story == std::vector<std::string>{"submit pretrain-8b", "submit finetune-8b", "launch pretrain-8b a0",
                                           "launch finetune-8b a1", "submit eval-8b", "detect pretrain-8b a0",

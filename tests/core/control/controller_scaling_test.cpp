@@ -170,3 +170,48 @@ TEST_CASE("scaling: a reclaim notice waits for a checkpoint within the notice, e
     CHECK(closed);
   }
 }
+
+TEST_CASE("scaling: with checkpoint_on_notice a job writes a checkpoint at the notice when the write fits",
+          "[unit][control]") {
+  double lost[2] = {0, 0};  // GPU-hours lost to the reclaim: too short a notice, then one the write fits in
+  for (bool fits : {true, false}) {
+    INFO((fits ? "the write fits in the notice" : "the notice is too short for the write"));
+    Scenario s = pooled({job("small", "q", 8), job("big", "q", 16)}, 0, 3, PoolKind::Spot);
+    s.pools[1].checkpoint_on_notice = true;
+    Rig r(std::move(s));
+    REQUIRE(only<ProvisionNode>(r.at(0, Timer{})).size() == 2);
+    r.at(100, NodeProvisioned{0});
+    auto launches = only<Launch>(r.at(100, NodeProvisioned{1}));
+    REQUIRE(launches.size() == 1);
+    const int attempt = launches[0].attempt;
+    // One checkpoint written (20 s), then 10 iterations of 10 s: the cadence checkpoint (every 100) is 900 s away.
+    r.at(300, CheckpointDone{1, attempt, 5, Seconds(20), Seconds(20)});
+    r.at(508, JobProgress{1, attempt, 10, Seconds(10.0)});
+    // Expected at 510 (now) + 10 (the iteration in flight) + 20 (the write, as long as the last) = 540.
+    auto a = r.at(510, NodeReclaimNotice{0, Seconds(fits ? 630 : 530)});
+    const auto asked = only<CheckpointNow>(a);
+    const auto& pool = r.c.record().pools[1];
+    if (fits) {
+      REQUIRE(asked.size() == 1);
+      CHECK(asked[0].job == 1);
+      CHECK(asked[0].attempt == attempt);
+      CHECK(only<Kill>(a).empty());
+      CHECK(pool.checkpoints_on_notice == 1);
+      a = r.at(540, CheckpointDone{1, attempt, 11, Seconds(20), Seconds(20)});
+    } else {
+      CHECK(asked.empty());
+      CHECK(pool.checkpoints_on_notice == 0);
+    }
+    REQUIRE(only<Kill>(a).size() == 1);
+    CHECK(pool.jobs_requeued == 1);
+    CHECK(pool.checkpoints_in_notice == (fits ? 1 : 0));
+    // Resumes from the checkpoint written at the notice (11), else from the one before (5).
+    CHECK(r.c.record().jobs[1].iterations_done == (fits ? 11 : 5));
+    bool decided = false;
+    for (const auto& d : r.c.record().decisions) decided |= d.kind == "reclaim_checkpoint_now";
+    CHECK(decided == fits);
+    lost[fits] = pool.reclaim_lost_gpu_hours;
+  }
+  // Both lose the restart; stopped at once, the job also loses its 5 iterations since the checkpoint (16 GPUs x 10 s).
+  CHECK(lost[0] - lost[1] == Approx(5 * 10.0 * 16 / 3600));
+}

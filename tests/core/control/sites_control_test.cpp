@@ -77,7 +77,7 @@ TEST_CASE("sites: overflow off keeps every job in the first site and leaves the 
   REQUIRE(l.size() == 1);  // b waits for the private node rather than overflowing
   CHECK(sites_of(s.topology, l[0].gpus) == std::set<int>{0});
   s.cost.enabled = true;
-  s.cost.gpu = {{"priv", cost::PriceKind::Reserved, 2.0}, {"cloud", cost::PriceKind::OnDemand, 6.0}};
+  s.cost.gpu = {{"priv", PriceKind::Reserved, 2.0}, {"cloud", PriceKind::OnDemand, 6.0}};
   const cost::CostInput in = cost::cost_input(c.record(), s);
   REQUIRE(in.capacity.size() == 1);
   CHECK(in.capacity[0].node == "priv.n0");

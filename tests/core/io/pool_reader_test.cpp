@@ -59,6 +59,7 @@ TEST_CASE("pools: read into pool specs", "[unit][io]") {
   CHECK(s.pools[2].provision_delay.shape == RepairDistribution::Shape::Exponential);
   CHECK(*s.pools[2].reclaim_mean == Seconds(7200));
   CHECK(s.pools[2].reclaim_notice == Seconds(120));
+  CHECK_FALSE(s.pools[2].checkpoint_on_notice);  // off unless asked for
   CHECK(s.pools[2].price_per_gpu_hour == 1.5);
   // Preference: fixed first, then by price (spot 1.5 before on-demand 4).
   CHECK(pool_tiers(s.pools) == std::vector<int>{0, 2, 1});
@@ -66,6 +67,9 @@ TEST_CASE("pools: read into pool specs", "[unit][io]") {
   json d = doc();
   d.erase("pools");
   CHECK(read_scenario(d, "p.json").pools.empty());
+  d = doc();
+  d["pools"][2]["reclaim"]["checkpoint_on_notice"] = true;
+  CHECK(read_scenario(d, "p.json").pools[2].checkpoint_on_notice);
 }
 
 TEST_CASE("pools: malformed pools are rejected with their pointer", "[unit][io]") {
@@ -97,6 +101,10 @@ TEST_CASE("pools: malformed pools are rejected with their pointer", "[unit][io]"
        "/pools/1/reclaim: no \"reclaim\" in an elastic pool"},
       {[](json& d) { d["pools"][2].erase("reclaim"); }, "/pools/2/reclaim"},
       {[](json& d) { d["pools"][2]["reclaim"]["notice"] = "0s"; }, "/pools/2/reclaim/notice"},
+      {[](json& d) { d["pools"][2]["reclaim"]["checkpoint_on_notice"] = "yes"; },
+       "/pools/2/reclaim/checkpoint_on_notice: true or false, found string"},
+      {[](json& d) { d["pools"][2]["reclaim"]["checkpoint_on_notice"] = 1; },
+       "/pools/2/reclaim/checkpoint_on_notice: true or false"},
       {[](json& d) { d["pools"][0]["max"] = 1; }, "/pools/0/max: no \"max\" in a fixed pool"},
       {[](json& d) { d["pools"][0]["price_per_gpu_hour"] = -1; }, "/pools/0/price_per_gpu_hour"},
       {[](json& d) { d["pools"][0]["price_kind"] = "owned"; }, "/pools/0/price_kind: a price kind"},

@@ -63,7 +63,7 @@ TEST_CASE("sites and cost read: sites, gateway, prices, retention", "[unit][site
   REQUIRE(s.cost.enabled);
   CHECK(s.cost.currency == "EUR");
   REQUIRE(s.cost.gpu_price("cloud"));
-  CHECK(s.cost.gpu_price("cloud")->kind == cost::PriceKind::OnDemand);
+  CHECK(s.cost.gpu_price("cloud")->kind == PriceKind::OnDemand);
   CHECK(s.cost.gpu_price("private")->per_gpu_hour == 1.5);
   CHECK(s.cost.retention.keep_last == 3);
   CHECK(s.cost.retention.expire_after->value == Approx(14 * 86400.0));
