@@ -266,17 +266,20 @@ SweepSpec read_sweep_spec(const json& doc, const std::string& file, bool check_p
                              reader::in_quotes(par.pointer) + " is not there");
       continue;
     }
-    for (std::size_t c = 0; c < par.sets.size(); ++c)
+    for (std::size_t c = 0; c < par.sets.size(); ++c) {
+      json d = doc;  // each case's pointers in turn: one may name a key inside a section an earlier one added
       for (const auto& [pointer, value] : par.sets[c]) {
-        if (pointer.starts_with("/topology/")) set_topology_inline(doc, s.base);
+        if (pointer.starts_with("/topology/")) set_topology_inline(d, s.base);
         const json::json_pointer jp(pointer);
         const json::json_pointer parent = jp.parent_pointer();
-        const bool there = doc.contains(jp) || (doc.contains(parent) && doc[parent].is_object());
+        const bool there = d.contains(jp) || (d.contains(parent) && d[parent].is_object());
         if (!there)
           throw InputError(file, ptr + "/cases/" + std::to_string(c) + "/set/" + pointer_escape(pointer),
                            "a pointer to a value of the base scenario " + s.base +
                                ", or to a new key of an object in it; " + reader::in_quotes(pointer) + " is neither");
+        d[jp] = value;
       }
+    }
   }
   for (const Point& p : points) {
     try {

@@ -18,7 +18,8 @@ struct Parameter {
   std::string pointer;                // RFC 6901 pointer into the base scenario (after the topology is inlined)
   std::vector<nlohmann::json> values; // in sweep order; for cases, their names
   std::string label;                  // column name in tables ("nodes"); default: the pointer's last token
-  // Cases (a parameter without a pointer): per value, the pointers that case sets and what to, in the order written.
+  // Cases (a parameter without a pointer): per value, the pointers that case sets and what to, in pointer order (a
+  // JSON object's keys are sorted: a section is set before a value inside it).
   // A pointer may name a key the base lacks (its parent must exist), as JSON Patch's "add" does.
   std::vector<std::vector<std::pair<std::string, nlohmann::json>>> sets;
   bool cases() const { return pointer.empty(); }

@@ -111,6 +111,12 @@ TEST_CASE("cases: named points that each set several values, a new key included 
   CHECK(big["sim"]["horizon"] == "20d");
   CHECK(!big.contains("checks"));
   CHECK(point_scenario(s, points[4])["checks"].size() == 1);  // a key the base lacks, added
+  // A section added and a value inside it set, written in either order: the section first (pointers in sorted order).
+  const json nested = {{"cases", json::array({{{"name", "n"},
+                                               {"set", {{"/recovery/max_restarts", 5},
+                                                        {"/recovery", {{"detection_timeout", "60s"}}}}}}})}};
+  const SweepSpec ns = read_sweep_spec(spec_with({{"parameters", json::array({nested})}}), kFile);
+  CHECK(point_scenario(ns, grid(ns)[0])["recovery"] == json({{"detection_timeout", "60s"}, {"max_restarts", 5}}));
 
   auto bad = [&](json c) { return error_of(spec_with({{"parameters", json::array({c})}})); };
   CHECK(bad({{"cases", json::array({{{"name", "a"}, {"set", {{"/x/y", 1}}}}})}}) ==
