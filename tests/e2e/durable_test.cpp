@@ -3,6 +3,7 @@
 // run never interrupted; and the control-plane outage drill, played for real under the supervisor.
 #include <signal.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -11,9 +12,11 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <set>
 #include <thread>
 
 #include "tests/e2e/cli_support.hpp"
+#include "tests/skip.hpp"
 
 using namespace tt::testing;
 using nlohmann::json;
@@ -71,15 +74,28 @@ std::map<std::string, std::string> final_state(const fs::path& out) {
   return files;
 }
 
-pid_t start_real(const fs::path& out) {
-  const std::string cli = TT_CLI, sc = scenario(), dir = out.string();
+// `traintwin real` of scenario() into `out`, as kArgs, with --job-uids `job_uids` when it is set.
+pid_t start_real(const fs::path& out, int job_uids = -1) {
+  const std::string cli = TT_CLI, sc = scenario(), dir = out.string(), uids = std::to_string(job_uids);
   const pid_t pid = ::fork();
   if (pid == 0) {
-    ::execl(cli.c_str(), cli.c_str(), "real", sc.c_str(), "--devices", "cpu:4", "--time-scale", "300",
-            "--heartbeat-timeout", "3", "--quiet", "--out", dir.c_str(), static_cast<char*>(nullptr));
+    if (job_uids >= 0)
+      ::execl(cli.c_str(), cli.c_str(), "real", sc.c_str(), "--devices", "cpu:4", "--time-scale", "300",
+              "--heartbeat-timeout", "3", "--quiet", "--out", dir.c_str(), "--job-uids", uids.c_str(),
+              static_cast<char*>(nullptr));
+    else
+      ::execl(cli.c_str(), cli.c_str(), "real", sc.c_str(), "--devices", "cpu:4", "--time-scale", "300",
+              "--heartbeat-timeout", "3", "--quiet", "--out", dir.c_str(), static_cast<char*>(nullptr));
     ::_exit(127);
   }
   return pid;
+}
+
+// Waits until the run's journal holds its start record.
+void wait_for_journal(const fs::path& out) {
+  const fs::path journal = out / "run" / "journal";
+  for (int k = 0; k < 3000 && !(fs::exists(journal) && fs::file_size(journal) > 8); ++k)
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 
 // An uninterrupted run, then `kills` runs killed with SIGKILL at random points (after their journal began, up to the
@@ -101,9 +117,7 @@ void kill_and_resume(int first, int kills) {
     const fs::path out = scratch_dir("durable-kill-" + std::to_string(i));
     const pid_t pid = start_real(out);
     REQUIRE(pid > 0);
-    const fs::path journal = out / "run" / "journal";
-    for (int k = 0; k < 3000 && !(fs::exists(journal) && fs::file_size(journal) > 8); ++k)
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    wait_for_journal(out);
     const double after = when(rng);
     std::this_thread::sleep_for(std::chrono::duration<double>(after));
     ::kill(pid, SIGKILL);
@@ -132,6 +146,59 @@ TEST_CASE("e2e: a driver killed at random points resumes to the decisions and st
 TEST_CASE("e2e: a driver killed at random points resumes to the decisions and state of an uninterrupted run (11-20)",
           "[e2e][real][slow]") {
   kill_and_resume(10, 10);
+}
+
+// A run whose jobs' workers run as uids of their own (--job-uids, root only), killed mid-run and resumed: the resumed
+// driver takes the uid rule from the journal, its relaunched workers run as their job's uid and restore the
+// checkpoints written by the first driver's workers (their files, 0700 directories), and the run ends with the
+// decisions and the final state of an uninterrupted run with the same rule.
+TEST_CASE("e2e: a driver run with --job-uids, killed and resumed, keeps each job's uid and state", "[e2e][real]") {
+  if (::geteuid() != 0) TT_SKIP("a uid per job needs the driver to run as root");
+  constexpr int kBase = 61500;
+  const fs::path base = scratch_dir("durable-uids-base");
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = run_cli("real " + scenario() + kArgs + base.string() + " --job-uids " + std::to_string(kBase));
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  INFO(r.output);
+  REQUIRE(r.exit_code <= 1);
+  const auto want_state = final_state(base);
+  REQUIRE(want_state.size() >= 8);
+
+  const fs::path out = scratch_dir("durable-uids-kill");
+  const pid_t pid = start_real(out, kBase);
+  REQUIRE(pid > 0);
+  wait_for_journal(out);
+  std::this_thread::sleep_for(std::chrono::duration<double>(0.5 * wall));
+  ::kill(pid, SIGKILL);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  REQUIRE(WIFSIGNALED(status));  // killed mid-run, not after it ended
+  auto resumed = run_cli("real --resume " + out.string() + " --quiet");
+  INFO(resumed.output);
+  REQUIRE(resumed.exit_code <= 1);
+  CHECK(by_job(decisions(out)) == by_job(decisions(base)));
+  CHECK(final_state(out) == want_state);
+  const json report = json::parse(read_file(out / "report.json"));
+  CHECK(report["driver_info"]["driver_restarts"] == "1");
+  CHECK_THAT(report["driver_info"]["job_uids"].get<std::string>(), Catch::Contains("61500 + j"));
+  // Each job's tree, the checkpoints the resumed workers wrote included, belongs to one uid of the rule, a different
+  // one per job.
+  std::set<uid_t> owners;
+  struct stat st {};
+  for (const auto& job : fs::directory_iterator(out / "run")) {
+    if (!job.is_directory() || !fs::exists(job.path() / "checkpoints")) continue;
+    REQUIRE(::stat(job.path().c_str(), &st) == 0);
+    const uid_t owner = st.st_uid;
+    CHECK(owner >= static_cast<uid_t>(kBase));
+    CHECK((st.st_mode & 0777) == 0700);
+    CHECK(owners.insert(owner).second);
+    for (const auto& f : fs::recursive_directory_iterator(job.path() / "checkpoints")) {
+      REQUIRE(::stat(f.path().c_str(), &st) == 0);
+      INFO(f.path());
+      CHECK(st.st_uid == owner);
+    }
+  }
+  CHECK(owners.size() >= 2);
 }
 
 TEST_CASE("e2e: the control-plane drill for real: the driver kills itself, its supervisor resumes it", "[e2e][real]") {
