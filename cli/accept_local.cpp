@@ -17,6 +17,7 @@
 #include "core/accept/record_items.hpp"
 #include "core/accept/twin_plan.hpp"
 #include "core/control/controller.hpp"
+#include "core/io/control_plane_reader.hpp"
 #include "core/io/input_error.hpp"
 #include "core/io/scenario_reader.hpp"
 #include "kernels/attention.hpp"
@@ -353,7 +354,8 @@ struct RunItems {
   ItemResult health, scheduler, observability, node_failure;
 };
 
-RunItems run_items(const LocalAccept& o, const accept::AcceptPlan& plan, const Scenario& base) {
+RunItems run_items(const LocalAccept& o, const accept::AcceptPlan& plan, const Scenario& base,
+                   const std::vector<ControlPlaneOutage>& outages) {
   Scenario sc = base;
   if (injected(o, Item::Health)) add_restart_loop(sc);
   if (injected(o, Item::NodeFailure)) sc.recovery.max_restarts = 0;
@@ -365,6 +367,7 @@ RunItems run_items(const LocalAccept& o, const accept::AcceptPlan& plan, const S
   opt.worker_command = {o.worker_executable, "worker"};
   opt.metrics_port = 0;
   opt.heartbeat_timeout = o.heartbeat_timeout_s;
+  opt.control_plane_outages = outages;  // played in process (no supervisor): decisions pause, as in the twin
   Watch watch;
   opt.on_metrics_ready = [&watch](int port) { watch.start(port); };
   if (injected(o, Item::Observability)) ::setenv("TRAINTWIN_DRILL_METRICS_DOWN", "1", 1);
@@ -461,6 +464,7 @@ RunItems run_items(const LocalAccept& o, const accept::AcceptPlan& plan, const S
 LocalResult run_local_accept(const LocalAccept& o) {
   const auto t0 = Clock::now();
   Scenario sc = read_scenario_file(o.scenario);
+  const std::vector<ControlPlaneOutage> outages = read_control_plane_outages(load_json_file(o.scenario), o.scenario);
   if (sc.topology.total_gpus() != o.ranks)
     throw InputError(o.scenario, "/topology",
                      "a topology of " + std::to_string(o.ranks) + " GPUs, one per device of --devices (found " +
@@ -478,7 +482,9 @@ LocalResult run_local_accept(const LocalAccept& o) {
   {  // the twin of the same scenario gives the expected times
     say(o, "simulating " + sc.name + " on the twin for the expected times");
     Controller twin(sc);
-    sim::run(sc, twin);
+    sim::RunOptions twin_options;
+    twin_options.control_plane_outages = outages;
+    sim::run(sc, twin, twin_options);
     res.plan.times.clear();
     accept::add_time_expectations(res.plan, twin.record(), sc, res.plan.time_noise);
     // A real run adds what the twin leaves out: process starts, Gloo rendezvous, poll latency, in real seconds that
@@ -499,7 +505,7 @@ LocalResult run_local_accept(const LocalAccept& o) {
   say(o, "collective");
   items[1] = collective_item(o, res.plan);
   say(o, "a real run of " + sc.name + " (health, scheduler, observability, node failure)");
-  RunItems run = run_items(o, res.plan, sc);
+  RunItems run = run_items(o, res.plan, sc, outages);
   items[0] = run.health;
   items[3] = run.scheduler;
   items[4] = run.observability;
