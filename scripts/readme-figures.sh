@@ -33,4 +33,5 @@ for s in 0.25 0.5 1; do timed "fleet $s" "$B/bench_fleet" --scale "$s"; done
 timed accuracy "$B/bench_accuracy"
 timed drill-fleet-month "$B/traintwin" run scenarios/drill-fleet-month.json --out "$OUT/fleet-month"
 timed flagship-5d "$B/bench_flagship" --days 5
+timed journal "$B/bench_journal"
 timed regress "$B/bench_regress"
