@@ -41,8 +41,7 @@ void MeasurementLog::launch(const WorkerConfig& c, const std::string& provider, 
            .dump());
 }
 
-void MeasurementLog::phase(int job, int attempt, int rank, std::int64_t iteration, const char* phase,
-                           double seconds) {
+void MeasurementLog::phase(int job, int attempt, int rank, std::int64_t iteration, const char* phase, double seconds) {
   line(nlohmann::json{{"event", "phase"},
                       {"job", job},
                       {"attempt", attempt},

@@ -11,6 +11,7 @@
 // Pure functions of their inputs; no SimGrid, no real/.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -66,10 +67,10 @@ double attention_flops(const RunLaunch& l);
 
 struct PhaseModel {
   RunPhase phase = RunPhase::Compute;
-  std::vector<std::string> features;      // names of the terms
-  std::vector<double> coefficients;       // seconds per unit of each term
+  std::vector<std::string> features;        // names of the terms
+  std::vector<double> coefficients;         // seconds per unit of each term
   std::vector<std::vector<double>> shapes;  // the feature rows fitted (distinct shapes), for the span check
-  int samples = 0;                        // measurements behind the shapes' medians
+  int samples = 0;                          // measurements behind the shapes' medians
 };
 
 struct CpuTwin {
@@ -97,9 +98,9 @@ struct PhaseError {
   int samples = 0;
   double median_abs = 0;  // median |error|
   double p90_abs = 0;
-  double measured_median = 0;   // seconds
-  double predicted_median = 0;  // seconds, of the predictions for the same samples
-  double median_error = 0;      // predicted_median / measured_median - 1: how the twin predicts the typical time
+  double measured_median = 0;     // seconds
+  double predicted_median = 0;    // seconds, of the predictions for the same samples
+  double median_error = 0;        // predicted_median / measured_median - 1: how the twin predicts the typical time
   std::vector<double> quantiles;  // of the signed error, at kErrorQuantiles
   std::vector<int> histogram;     // |error| per kErrorBins, the last bin above the last edge
   bool extrapolated = false;
