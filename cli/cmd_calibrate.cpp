@@ -1,12 +1,16 @@
 // traintwin calibrate LOG... --topology T [--out calibration.json]: fits the communication model's regime corrections
 // (core/calib/fit.hpp) to nccl-tests logs (text or -J JSON), NCCL tuner measurement CSVs or published busbw tables,
 // prints the fit and its error table per size band, and writes the corrections as a scenario's "comm" section.
+// traintwin calibrate --from-run RUN_DIR [--check RUN_DIR_B] [--out twin.json]: fits the CPU twin of this machine
+// (core/calib/cpu_twin.hpp) to a real run's measurements and reports how it predicts its own and another run's phases.
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <memory>
 
 #include "cli/commands.hpp"
+#include "core/calib/cpu_twin.hpp"
 #include "core/calib/fit.hpp"
 #include "core/io/input_error.hpp"
 #include "core/io/json_reader.hpp"
@@ -21,7 +25,129 @@ struct CalibrateArgs {
   std::string topology;
   std::string comm;
   std::string out;
+  std::string from_run;
+  std::string check;
 };
+
+// --- calibrate --from-run -------------------------------------------------------------------------------------------
+std::string term_text(const PhaseModel& m) {
+  const auto& c = m.coefficients;
+  char buf[200];
+  switch (m.phase) {
+    case RunPhase::Compute:
+      std::snprintf(buf, sizeof buf, "%.4g s + attention at %.4g GFLOP/s + %.4g ns/param", c[0],
+                    c[1] > 0 ? 1e-9 / c[1] : 0.0, c[2] * 1e9);
+      break;
+    case RunPhase::AllReduce:
+      std::snprintf(buf, sizeof buf, "alpha %.4g us/step + %.4g MB/s per rank link", c[0] * 1e6,
+                    c[1] > 0 ? 1e-6 / c[1] : 0.0);
+      break;
+    case RunPhase::Update:
+      std::snprintf(buf, sizeof buf, "%.4g s + %.4g ns/param", c[0], c[1] * 1e9);
+      break;
+    default:
+      std::snprintf(buf, sizeof buf, "latency %.4g ms + %.4g MB/s written", c[0] * 1e3, c[1] > 0 ? 1e-6 / c[1] : 0.0);
+  }
+  return buf;
+}
+
+nlohmann::json twin_json(const CpuTwin& t) {
+  nlohmann::json out;
+  for (RunPhase p : {RunPhase::Compute, RunPhase::AllReduce, RunPhase::Update, RunPhase::Checkpoint}) {
+    const PhaseModel& m = t.model(p);
+    nlohmann::json terms;
+    for (std::size_t j = 0; j < m.features.size(); ++j) terms[m.features[j]] = m.coefficients[j];
+    out[to_string(p)] = {{"terms", terms}, {"shapes", m.shapes.size()}, {"samples", m.samples}};
+  }
+  const double per_flop = t.compute.coefficients[1];
+  out["compute"]["attention_gflops"] = per_flop > 0 ? 1e-9 / per_flop : 0.0;
+  const double per_byte = t.allreduce.coefficients[1];
+  out["allreduce"]["bandwidth_bytes_per_second"] = per_byte > 0 ? 1 / per_byte : 0.0;
+  const double per_written = t.checkpoint.coefficients[1];
+  out["checkpoint"]["bandwidth_bytes_per_second"] = per_written > 0 ? 1 / per_written : 0.0;
+  return out;
+}
+
+std::string error_rows(const std::vector<PhaseError>& errors) {
+  std::string out =
+      "# job                phase       samples  measured  predicted  of median  |err| p50   p90  signed p10   p25   "
+      "p50   p75   p90  |err| <=1% <=2% <=5% <=10% <=25% <=50% >50%\n";
+  char line[400];
+  for (const PhaseError& e : errors) {
+    std::snprintf(line, sizeof line,
+                  "  %-18s %-10s %7d  %8.3gs %9.3gs  %8.1f%%  %5.1f%% %5.1f%%  %6.1f%% %5.1f%% %5.1f%% %5.1f%% %5.1f%% ",
+                  e.job.c_str(), to_string(e.phase), e.samples, e.measured_median, e.predicted_median,
+                  100 * e.median_error, 100 * e.median_abs, 100 * e.p90_abs, 100 * e.quantiles[0], 100 * e.quantiles[1],
+                  100 * e.quantiles[2], 100 * e.quantiles[3], 100 * e.quantiles[4]);
+    out += line;
+    for (int n : e.histogram) out += " " + std::to_string(n);
+    out += e.extrapolated ? "  (extrapolated: a shape the calibration run did not span)\n" : "\n";
+  }
+  return out;
+}
+
+nlohmann::json errors_json(const std::vector<PhaseError>& errors) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const PhaseError& e : errors) {
+    nlohmann::json q, h;
+    for (std::size_t i = 0; i < e.quantiles.size(); ++i) {
+      char key[16];
+      std::snprintf(key, sizeof key, "p%02.0f", 100 * kErrorQuantiles[i]);
+      q[key] = e.quantiles[i];
+    }
+    for (std::size_t i = 0; i < e.histogram.size(); ++i) {
+      char key[24];
+      if (i < std::size(kErrorBins)) std::snprintf(key, sizeof key, "<=%g%%", 100 * kErrorBins[i]);
+      else std::snprintf(key, sizeof key, ">%g%%", 100 * kErrorBins[std::size(kErrorBins) - 1]);
+      h.push_back({{"bin", key}, {"samples", e.histogram[i]}});
+    }
+    out.push_back({{"job", e.job},
+                   {"phase", to_string(e.phase)},
+                   {"samples", e.samples},
+                   {"measured_median_seconds", e.measured_median},
+                   {"predicted_median_seconds", e.predicted_median},
+                   {"median_error", e.median_error},
+                   {"median_abs_error", e.median_abs},
+                   {"p90_abs_error", e.p90_abs},
+                   {"signed_error_quantiles", q},
+                   {"abs_error_histogram", h},
+                   {"extrapolated", e.extrapolated}});
+  }
+  return out;
+}
+
+int run_from_run(const CalibrateArgs& a) {
+  const RunMeasurements run = load_run_measurements(a.from_run);
+  const CpuTwin twin = fit_cpu_twin(run);
+  std::printf("# traintwin calibrate --from-run: %zu phase samples of %zu launches from %s\n", run.samples.size(),
+              run.launches.size(), run.file.c_str());
+  std::printf("# phase       shapes samples  fit (per-shape medians, least squares on relative error)\n");
+  for (RunPhase p : {RunPhase::Compute, RunPhase::AllReduce, RunPhase::Update, RunPhase::Checkpoint}) {
+    const PhaseModel& m = twin.model(p);
+    std::printf("  %-10s %7zu %7d  %s\n", to_string(p), m.shapes.size(), m.samples,
+                m.shapes.empty() ? "not measured (no sample)" : term_text(m).c_str());
+  }
+  std::printf("  %-10s %7s %7s  max(pace, compute + allreduce + update)\n", "iteration", "-", "-");
+  const auto fit = prediction_errors(twin, run);
+  std::printf("# error = (predicted - measured) / measured per sample; \"of median\": predicted median / measured "
+              "median - 1\n# in sample: the twin against the run it was fitted to (the machine's own spread)\n%s",
+              error_rows(fit).c_str());
+  nlohmann::json calibration = {{"run", run.file}, {"fit", errors_json(fit)}};
+  if (!a.check.empty()) {
+    const RunMeasurements other = load_run_measurements(a.check);
+    const auto check = prediction_errors(twin, other);
+    std::printf("# prediction of %s (not used in the fit)\n%s", other.file.c_str(), error_rows(check).c_str());
+    calibration["check"] = {{"run", other.file}, {"errors", errors_json(check)}};
+  }
+  if (!a.out.empty()) {
+    const nlohmann::json doc = {{"cpu_twin", twin_json(twin)}, {"calibration", calibration}};
+    std::ofstream out(a.out);
+    if (!out) throw InputError(a.out, "", "a file that can be written (--out)");
+    out << doc.dump(2) << "\n";
+    std::printf("# wrote %s\n", a.out.c_str());
+  }
+  return 0;
+}
 
 nlohmann::json band_json(const BandError& e) {
   return {{"points", e.points},
@@ -33,6 +159,7 @@ nlohmann::json band_json(const BandError& e) {
 }
 
 int run(const CalibrateArgs& a) {
+  if (!a.from_run.empty()) return run_from_run(a);
   const Topology topo = read_topology_file(a.topology);
   std::vector<Measurement> ms;
   for (const std::string& f : a.logs) {
@@ -93,12 +220,26 @@ Registered add_calibrate(CLI::App& app) {
   auto* sub = app.add_subcommand("calibrate",
                                  "Fit the communication model to nccl-tests logs (text or -J JSON), NCCL tuner "
                                  "measurement CSVs or published busbw tables; print the error table per size band");
-  sub->add_option("logs", a->logs, "measurement files")->required();
-  sub->add_option("--topology", a->topology, "topology JSON the measurements were taken on")->required();
-  sub->add_option("--comm", a->comm,
+  auto* logs = sub->add_option("logs", a->logs, "measurement files");
+  auto* topology = sub->add_option("--topology", a->topology, "topology JSON the measurements were taken on (with logs)");
+  auto* comm = sub->add_option("--comm", a->comm,
                   "a file whose \"comm\" section (a calibrate --out file, a scenario) stands for the defaults in the "
                   "\"uncalibrated\" column: how an earlier calibration predicts these measurements");
-  sub->add_option("--out", a->out, "write the fit as JSON: {\"comm\": {\"regimes\": [...]}, \"calibration\": {...}}");
+  sub->add_option("--out", a->out,
+                  "write the fit as JSON: {\"comm\": {\"regimes\": [...]}, \"calibration\": {...}} (with --from-run: "
+                  "{\"cpu_twin\": {...}, \"calibration\": {...}})");
+  auto* from_run = sub->add_option("--from-run", a->from_run,
+                  "fit the CPU twin of this machine (compute, Gloo all-reduce, update, checkpoint write) to a real run: "
+                  "the --out DIR of traintwin real, its DIR/run, or a measurements.jsonl");
+  sub->add_option("--check", a->check,
+                  "with --from-run: another real run the fitted twin predicts; per job and phase, the error's median, "
+                  "p90, quantiles and histogram")
+      ->needs(from_run);
+  from_run->excludes(logs)->excludes(topology)->excludes(comm);
+  sub->callback([a] {  // during parsing, so that a missing input exits 2 with CLI11's message
+    if (a->from_run.empty() && (a->logs.empty() || a->topology.empty()))
+      throw CLI::RequiredError("calibrate: measurement files and --topology, or --from-run RUN_DIR,");
+  });
   return {sub, [a] { return run(*a); }};
 }
 

@@ -15,6 +15,15 @@ enum class MsgKind : std::uint16_t {
   Checkpoint = 4,  // this rank's part of the checkpoint after `iteration` is durable; `seconds`: real write time
   Done = 5,        // every iteration done and the final state written; `value`: CRC-32C of that state
   Error = 6,       // the worker is about to exit non-zero; the reason is in its log
+  Phase = 7,       // one phase of iteration `iteration` on this rank; `value`: a PhaseId; `seconds`: its real duration
+};
+
+// The phases of one iteration a worker times (every rank, before any pacing sleep): what `traintwin calibrate
+// --from-run` fits the CPU twin of this machine to (run directory: measurements.jsonl, real/measurement_log.hpp).
+enum class PhaseId : std::uint32_t {
+  Compute = 1,    // the compute step's gradients
+  AllReduce = 2,  // the gradient all-reduce (waiting for the slowest rank included)
+  Update = 3,     // the SGD update
 };
 
 inline constexpr std::uint32_t kMsgMagic = 0x31525454;  // "TTR1" little-endian

@@ -95,6 +95,12 @@ std::string encode_state(const TrainState& s) {
   return out;
 }
 
+std::int64_t encoded_state_bytes(std::int64_t params) {
+  // magic, seed, rank, world, iteration, count, then the floats (encode_state above)
+  constexpr std::int64_t header = sizeof kStateMagic + 8 + 4 + 4 + 8 + 8;
+  return header + params * static_cast<std::int64_t>(sizeof(float));
+}
+
 TrainState decode_state(std::string_view in) {
   if (in.size() < sizeof kStateMagic || std::memcmp(in.data(), kStateMagic, sizeof kStateMagic) != 0)
     throw std::runtime_error("not a traintwin training state");

@@ -45,6 +45,8 @@ TrainState initial_state(std::uint64_t seed, int rank, int world, const Workload
 // A self-describing little-endian encoding; decode throws std::runtime_error on anything malformed.
 std::string encode_state(const TrainState& s);
 TrainState decode_state(std::string_view bytes);
+// The size of encode_state() of a state with `params` parameters: one rank's checkpoint file.
+std::int64_t encoded_state_bytes(std::int64_t params);
 
 // Deterministic uniform value in [-1, 1) for (seed, stream, counter): splitmix64 of the mixed inputs.
 float hash_uniform(std::uint64_t seed, std::uint64_t stream, std::uint64_t counter);

@@ -234,9 +234,16 @@ int run_worker(const WorkerConfig& c) {
     while (state.iteration < c.iterations) {
       const double t0 = monotonic_seconds();
       compute->gradients(state, grad);
+      const double t1 = monotonic_seconds();
       if (state.iteration == hang_at) hang_in_collective(c, state.iteration);  // the hanging rank never returns
       comm->sum(grad.data(), grad.size());
+      const double t2 = monotonic_seconds();
       apply_update(state, grad);
+      const double t3 = monotonic_seconds();
+      const std::int64_t done = state.iteration;
+      rep.send(MsgKind::Phase, done, t1 - t0, static_cast<std::uint32_t>(PhaseId::Compute));
+      rep.send(MsgKind::Phase, done, t2 - t1, static_cast<std::uint32_t>(PhaseId::AllReduce));
+      rep.send(MsgKind::Phase, done, t3 - t2, static_cast<std::uint32_t>(PhaseId::Update));
       sleep_until(t0 + std::max(c.pace_seconds, monotonic_seconds() - t0) * c.release_stretch / current_speed());
       if (c.rank == 0) rep.send(MsgKind::Progress, state.iteration, monotonic_seconds() - t0);
       const bool cadence = c.checkpoint_every > 0 && state.iteration % c.checkpoint_every == 0;

@@ -142,6 +142,8 @@ void WorkerPool::launch(const Launch& l, int* workers_started) {
     as.uid = static_cast<unsigned>(opt_.job_uid_base + l.job);
     give_tree(a->job_dir, *as.uid);
   }
+  if (!measurements_) measurements_.emplace(opt_.run_dir);
+  measurements_->launch(c, opt_.provider, opt_.time_scale);
   Attempt& at = *a;
   attempts_.push_back(std::move(a));
   for (int rank = 0; rank < at.world; ++rank) {
@@ -342,10 +344,12 @@ void WorkerPool::on_message(Attempt& a, Rank& r, const WireMsg& m) {
     case MsgKind::Heartbeat:
       break;
     case MsgKind::Progress:
+      measurements_->phase(a.job, a.attempt, m.rank, m.iteration, "iteration", m.seconds);
       a.progress = std::max(a.progress, m.iteration);
       events_.push_back(JobProgress{a.job, a.attempt, m.iteration, Seconds(m.seconds * opt_.time_scale)});
       break;
     case MsgKind::Checkpoint: {
+      measurements_->phase(a.job, a.attempt, m.rank, m.iteration, "checkpoint", m.seconds);
       auto& [count, slowest] = a.checkpoints[m.iteration];
       ++count;
       slowest = std::max(slowest, m.seconds);
@@ -370,6 +374,15 @@ void WorkerPool::on_message(Attempt& a, Rank& r, const WireMsg& m) {
         events_.push_back(JobCompleted{a.job, a.attempt});
       }
       break;
+    case MsgKind::Phase: {
+      const char* phase = m.value == static_cast<std::uint32_t>(PhaseId::Compute)     ? "compute"
+                          : m.value == static_cast<std::uint32_t>(PhaseId::AllReduce) ? "allreduce"
+                          : m.value == static_cast<std::uint32_t>(PhaseId::Update)    ? "update"
+                                                                                       : nullptr;
+      if (phase) measurements_->phase(a.job, a.attempt, m.rank, m.iteration, phase, m.seconds);
+      else say(who(a, r) + ": unknown phase " + std::to_string(m.value) + " in a report message");
+      break;
+    }
     case MsgKind::Error:
       say(who(a, r) + " reported an error; see " + r.log.string());
       break;

@@ -22,6 +22,7 @@
 #include "core/control/events.hpp"
 #include "core/io/secrets_reader.hpp"
 #include "core/model/scenario.hpp"
+#include "real/measurement_log.hpp"
 #include "real/sys.hpp"
 
 namespace tt::real {
@@ -117,6 +118,7 @@ class WorkerPool {
   std::vector<std::string> parent_env_;  // the driver's environment, which workers inherit less every secret
   std::vector<std::unique_ptr<Attempt>> attempts_;
   std::deque<Event> events_;
+  std::optional<MeasurementLog> measurements_;  // RUN_DIR/measurements.jsonl, opened at the first launch
 };
 
 }  // namespace tt::real

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <functional>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "core/calib/cpu_twin.hpp"
 #include "core/control/controller.hpp"
 #include "core/io/scenario_reader.hpp"
 #include "real/checkpoint.hpp"
@@ -126,6 +128,22 @@ TEST_CASE("a small scenario runs through the real driver and writes report.json"
   json report = json::parse(slurp(files.paths.front()));
   CHECK(report["jobs"].size() == 3);
   CHECK(slurp(files.paths.front()).find("\"real\"") != std::string::npos);
+
+  // What the workers measured, for calibrate --from-run: each launch's shape, then every rank's phases per iteration
+  // (compute, all-reduce, update), rank 0's whole iterations and every rank's checkpoint writes.
+  const RunMeasurements m = load_run_measurements((r.dir / "run").string());
+  REQUIRE(m.launches.size() == 3);
+  std::map<std::pair<std::string, std::string>, int> count;  // (job, phase) -> samples
+  for (const PhaseSample& s : m.samples) ++count[{m.launches[s.launch].name, to_string(s.phase)}];
+  CHECK(m.launches[0].world == 2);
+  CHECK(m.launches[0].allreduce_bytes == 4.0 * static_cast<double>(m.launches[0].params));
+  CHECK(count[{"tp-job", "compute"}] == 80);
+  CHECK(count[{"tp-job", "allreduce"}] == 80);
+  CHECK(count[{"tp-job", "update"}] == 80);
+  CHECK(count[{"tp-job", "iteration"}] == 40);
+  CHECK(count[{"tp-job", "checkpoint"}] == 8);  // after 10, 20, 30 and the final 40, by both ranks
+  CHECK(count[{"dp-job", "iteration"}] == 30);
+  CHECK(count[{"late-job", "compute"}] == 20);
 }
 
 TEST_CASE("a real run serves Prometheus metrics on 127.0.0.1 while it goes", "[real][e2e]") {

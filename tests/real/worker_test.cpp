@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <map>
 
 #include "real/checkpoint.hpp"
 #include "real/checksum.hpp"
@@ -198,12 +199,21 @@ TEST_CASE("two workers train through Gloo to the state the seed determines", "[r
     CHECK(done[r].messages.front().kind == MsgKind::Hello);
     CHECK(done[r].messages.back().kind == MsgKind::Done);
     int checkpoints = 0, progress = 0;
+    std::map<std::uint32_t, int> phases;  // PhaseId -> messages (every rank times its phases: calibrate --from-run)
     for (const auto& m : done[r].messages) {
       checkpoints += m.kind == MsgKind::Checkpoint;
       progress += m.kind == MsgKind::Progress;
+      if (m.kind == MsgKind::Phase) {
+        ++phases[m.value];
+        CHECK(m.seconds >= 0);
+        CHECK(m.iteration >= 1);
+      }
     }
     CHECK(checkpoints == 3);               // after 10, 20 and 30 (the last is also the final one)
     CHECK(progress == (r == 0 ? 30 : 0));  // rank 0 reports progress
+    for (PhaseId p : {PhaseId::Compute, PhaseId::AllReduce, PhaseId::Update})
+      CHECK(phases[static_cast<std::uint32_t>(p)] == 30);
+    CHECK(phases.size() == 3);
   }
   for (std::int64_t it : {10, 20, 30}) CHECK(verify_checkpoint(cs[0].job_dir, it, 2).empty());
   for (int r = 0; r < 2; ++r) {
