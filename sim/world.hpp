@@ -15,6 +15,17 @@
 //   without waking anyone: the sharers' measurements overlap, and each would move the others' paces a little in turn
 //   without end; since every check compares with the load seen at the last measurement, such changes add up and
 //   count at the next event.
+// - joint measurement: a job measuring while a job sharing one of its links fast-forwards would see that job's
+//   average rate all the time, where explicitly the two send in bursts that interleave (a job whose communication is
+//   much of its iteration then measures far too slow, its sharer too fast). So a job that starts measuring for a change
+//   (its start, a drift above, a fault) asks the training sharers whose flows could contend with its own on a common
+//   link (their peaks there, and its own from its last measurement when it has one, exceed the link) to measure
+//   alongside: each finishes the iteration in flight, then simulates iterations explicitly; every job of such a group
+//   times `measure_iterations` iterations that all ran while the others were explicit too (a window starts again when
+//   a sharer begins measuring) and keeps simulating until its sharers' windows are complete too, so that the fastest
+//   job's window covers whole iterations of the slowest (at most kMaxWindow iterations). A job asked to measure does
+//   not ask its own sharers in turn (the group stays one link deep; farther jobs count by their average load). Jobs
+//   that measured together do not wake each other when their paces come out.
 // - wake_routes_over(): a link, NIC or switch repaired (routes that went around it come back); wake_gpus(): a
 //   straggler's GPUs.
 // A job whose iteration flows cross no shared link runs alone on its cables: its pace depends only on its own flows,
@@ -84,6 +95,23 @@ struct World {
   void set_nominal(JobRun& r, double t, bool notify = true);
   // Records the others' load on the attempt's links as it starts measuring.
   void snapshot_seen(JobRun& r);
+  // The attempt starts measuring (joint measurement, above): unless a sharer asked it to, it asks the jobs that share
+  // a link with it where their flows could contend to measure alongside; the sharers measuring now start a new window.
+  // With `measures` false, the attempt pauses training instead (a checkpoint) and only asks its sharers.
+  void begin_measuring(JobRun& r, bool measures = true);
+  // Whether a job sharing one of the attempt's links was asked to measure alongside and has not begun, or measures and
+  // has not yet completed its window, or pauses and asked it to measure: the attempt keeps simulating iterations
+  // explicitly meanwhile.
+  bool co_pending(const JobRun& r) const;
+  // Whether a training job with a pace shares a link with the attempt where their flows could contend.
+  bool contended(const JobRun& r) const;
+  // Keeps the sharers that measured alongside the attempt's window that just ended (JobRun::partners): a change of
+  // their load makes it measure again whatever the margins (its pace embodies their bursts, not their average).
+  void note_partners(JobRun& r);
+  // The longest last iteration among the sharers measuring alongside (0: none).
+  double longest_sharer_iteration(const JobRun& r) const;
+  // The attempt's measurement ended: the windows of the sharers measuring alongside end with their iteration in flight.
+  void end_measuring(JobRun& r);
   // Wakes the attempts blocked on cables, and the training ones whose iteration flows' routes cross one of `cables` now.
   void wake_routes_over(const std::vector<int>& cables);
   void wake_gpus(const std::vector<int>& gpus);
