@@ -18,14 +18,20 @@
 // - joint measurement: a job measuring while a job sharing one of its links fast-forwards would see that job's
 //   average rate all the time, where explicitly the two send in bursts that interleave (a job whose communication is
 //   much of its iteration then measures far too slow, its sharer too fast). So a job that starts measuring for a change
-//   (its start, a drift above, a fault) asks the training sharers whose flows could contend with its own on a common
-//   link (their peaks there, and its own from its last measurement when it has one, exceed the link) to measure
-//   alongside: each finishes the iteration in flight, then simulates iterations explicitly; every job of such a group
-//   times `measure_iterations` iterations that all ran while the others were explicit too (a window starts again when
-//   a sharer begins measuring) and keeps simulating until its sharers' windows are complete too, so that the fastest
-//   job's window covers whole iterations of the slowest (at most kMaxWindow iterations). A job asked to measure does
-//   not ask its own sharers in turn (the group stays one link deep; farther jobs count by their average load). Jobs
-//   that measured together do not wake each other when their paces come out.
+//   (its start, a drift above, a fault) asks the training sharers with a pace on a common link to measure alongside
+//   (its own peaks are not known while it measures, so the flows of any of them could contend with its own): each
+//   finishes the iteration in flight, then simulates iterations explicitly; every job of such a group times
+//   `measure_iterations` iterations that all ran while the others were explicit too (a window starts again when a
+//   sharer begins measuring, and ends where a sharer went back to fast-forward) and keeps simulating until its sharers'
+//   windows are complete too, and until its own covers the longest iteration of a sharer measuring alongside, so that
+//   the fastest job sees every part of the slowest one's iteration (at most 256 iterations, job.cpp). A job asked to
+//   measure does not ask its own sharers in turn (the group stays one link deep; farther jobs count by their average
+//   load). Jobs that measured together do not wake each other when their paces come out; a job that measured alongside
+//   another measures again when that one's load changes (JobRun::partners), whatever the threshold.
+// - pauses: a checkpoint shifts a job's iterations against those of its sharers (two jobs of equal iterations lock
+//   into one way of interleaving their bursts until the next pause), so the sharers whose flows could contend with its
+//   own (their peaks and its own, from the last measurements, exceed a common link: contended()) simulate explicitly
+//   through it, and after it the job measures again alongside them.
 // - wake_routes_over(): a link, NIC or switch repaired (routes that went around it come back); wake_gpus(): a
 //   straggler's GPUs.
 // A job whose iteration flows cross no shared link runs alone on its cables: its pace depends only on its own flows,
@@ -95,8 +101,8 @@ struct World {
   void set_nominal(JobRun& r, double t, bool notify = true);
   // Records the others' load on the attempt's links as it starts measuring.
   void snapshot_seen(JobRun& r);
-  // The attempt starts measuring (joint measurement, above): unless a sharer asked it to, it asks the jobs that share
-  // a link with it where their flows could contend to measure alongside; the sharers measuring now start a new window.
+  // The attempt starts measuring (joint measurement, above): unless a sharer asked it to, it asks the training jobs
+  // with a pace that share a link with it to measure alongside; the sharers measuring now start a new window.
   // With `measures` false, the attempt pauses training instead (a checkpoint) and only asks its sharers.
   void begin_measuring(JobRun& r, bool measures = true);
   // Whether a job sharing one of the attempt's links was asked to measure alongside and has not begun, or measures and
