@@ -218,8 +218,15 @@ class JobActor {
         const bool again = r_.iteration_time > 0;
         if (again) ++w_.remeasurements;
         w_.snapshot_seen(r_);
-        const double t = measure_jointly(measure, boundary, asked);
+        const std::int64_t k = std::min(measure, boundary - r_.iterations);
+        const double t0 = now();
+        for (std::int64_t i = 0; i < k; ++i) {
+          iteration();
+          ++r_.iterations;
+        }
+        const double t = (now() - t0) / static_cast<double>(k);
         r_.iteration_time = t;
+        for (double& b : r_.busy) b /= now() - t0;  // a share of the measured time
         if (!signature.empty()) w_.paces.emplace(std::move(signature), t);
         w_.set_nominal(r_, t, /*notify=*/!again);
         w_.post(JobProgress{l_.job, l_.attempt, r_.iterations, Seconds(t)});
@@ -239,71 +246,6 @@ class JobActor {
       }
     }
   }
-
-  // Simulates iterations explicitly until its window holds `measure` of them (fewer at `boundary` or when a checkpoint
-  // is asked for) and, with fast-forward, the sharers measuring alongside completed theirs (world.hpp, joint
-  // measurement); returns the window's time per iteration.
-  template <class Asked>
-  double measure_jointly(std::int64_t measure, std::int64_t boundary, const Asked& asked) {
-    struct Measuring {  // however the measurement ends (a stall or a kill unwinds through it)
-      World& w;
-      JobRun& r;
-      bool joint;
-      ~Measuring() {
-        r.measuring = false;
-        r.satisfied = false;
-        r.window_end = now();
-        if (joint) w.end_measuring(r);
-      }
-    } measuring{w_, r_, w_.scenario.sim.fast_forward};
-    const bool joint = measuring.joint;
-    if (joint) w_.begin_measuring(r_);
-    const double start = now();
-    const std::int64_t first = r_.iterations;
-    double t0 = start;  // the window: its start and first iteration
-    std::int64_t i0 = first;
-    r_.window_start = t0;
-    r_.window_reset = false;
-    r_.window_closed = false;
-    for (;;) {
-      const double began = now();
-      iteration();
-      ++r_.iterations;
-      r_.last_iteration = now() - began;
-      if (r_.window_closed && r_.iterations - 1 > i0) {  // a sharer went back to fast-forward meanwhile: the window
-        r_.iterations_in_window = r_.iterations - 1 - i0;  // ends where the last iteration began
-        return finish(start, t0, began);
-      }
-      if (r_.window_reset) {  // a sharer began measuring meanwhile: the window starts again from here
-        r_.window_reset = false;
-        t0 = now();
-        i0 = r_.iterations;
-        r_.window_start = t0;
-        r_.satisfied = false;
-      }
-      const std::int64_t n = r_.iterations - i0;
-      // Its window covers `measure` iterations and the longest iteration of a sharer measuring alongside.
-      r_.satisfied = n >= measure && (!joint || now() - t0 >= w_.longest_sharer_iteration(r_));
-      const bool stop = r_.iterations >= boundary || asked() || r_.iterations - first >= kMaxWindow;
-      if (r_.window_closed || stop || (r_.satisfied && (!joint || !w_.co_pending(r_)))) {
-        if (n == 0) {  // a new window had just begun: the last iteration counts
-          t0 = began;
-          i0 = r_.iterations - 1;
-        }
-        r_.iterations_in_window = r_.iterations - i0;
-        return finish(start, t0, now());
-      }
-    }
-  }
-
-  // The window's time per iteration (r_.iterations_in_window of them from t0 to `end`); busy as a share of the time
-  // measured.
-  double finish(double start, double t0, double end) {
-    for (double& b : r_.busy) b /= now() - start;
-    if (w_.scenario.sim.fast_forward) w_.note_partners(r_);
-    return (end - t0) / static_cast<double>(r_.iterations_in_window);
-  }
-  static constexpr std::int64_t kMaxWindow = 256;
 
   // A GPU runs one job, so its compute takes exactly flops / speed: one timed wait for the slowest rank (a straggler
   // needs more of its nominal flops) instead of an exec per GPU.
@@ -408,34 +350,9 @@ class JobActor {
     stop_load();  // no collective traffic while the write blocks training
     const double t0 = now();
     r_.checkpointing = true;
-    {
-      Pause pause(w_, r_);
-      run_step(FlowStep{"checkpoint", {r_.checkpoint}}, r_.inflight);
-    }
+    run_step(FlowStep{"checkpoint", {r_.checkpoint}}, r_.inflight);
     r_.checkpointing = false;
     w_.post(CheckpointDone{l_.job, l_.attempt, r_.iterations, Seconds(now() - t0), Seconds(now() - t0)});
-    phase_moved();
-  }
-
-  // A pause in training (a checkpoint): with fast-forward, the jobs it shares links with where their flows could
-  // contend simulate their iterations explicitly meanwhile and until it measured again alongside them (world.hpp), so
-  // that their iterations shift against its own as they would.
-  struct Pause {
-    World& w;
-    JobRun& r;
-    Pause(World& world, JobRun& run) : w(world), r(run) {
-      if (w.scenario.sim.fast_forward && w.contended(r)) {
-        r.pausing = true;
-        w.begin_measuring(r, /*measures=*/false);
-      }
-    }
-    ~Pause() { r.pausing = false; }
-  };
-
-  // Its pause moved its iterations against those of the jobs it shares links with, and how their bursts interleave
-  // (they may lock into another pattern until the next pause: world.hpp): it measures again, alongside them.
-  void phase_moved() {
-    if (w_.scenario.sim.fast_forward && w_.contended(r_)) r_.dirty = true;
   }
 
   // Stalls for the snapshot, then a writer actor sends the shards to storage while training goes on. A checkpoint
@@ -456,13 +373,9 @@ class JobActor {
       r_.writer = nullptr;
     }
     const double t0 = now();
-    {
-      Pause pause(w_, r_);
-      sg4::this_actor::sleep_for(l_.snapshot.value);
-    }
+    sg4::this_actor::sleep_for(l_.snapshot.value);
     const std::int64_t iteration = r_.iterations;
     const double stall = now() - t0;
-    phase_moved();
     r_.writer_inflight = InFlight{};
     r_.writer_inflight.census = &w_.flows;
     r_.writer_done = false;

@@ -76,20 +76,6 @@ struct JobRun {
   simgrid::s4u::ActorPtr actor;            // null once it ended
   simgrid::s4u::SemaphorePtr wake;         // set while it waits: released by World (a pace change) and kill_job()
   double load_pace = 0;                    // the pace its fast-forward load is reserved at (job.cpp); 0: none
-  // Joint measurement (world.hpp): it is measuring now; its window holds `measure_iterations` iterations; a sharer
-  // asked it to measure alongside; a sharer began measuring since its window began (it starts a new one); when its
-  // window began and when its last measurement ended (s).
-  bool measuring = false;
-  bool satisfied = false;
-  bool co_woken = false;
-  bool window_reset = false;
-  std::vector<const JobRun*> partners;     // the sharers that measured alongside in its last window
-  bool pausing = false;                    // it pauses training with sharers held explicit (job.cpp, Pause)
-  bool window_closed = false;              // a sharer of its window went back to fast-forward: it ends
-  std::int64_t iterations_in_window = 0;   // ... the iterations its window held
-  double last_iteration = 0;               // the duration of its last explicit iteration (s)
-  double window_start = -1;
-  double window_end = -1;
 };
 
 // Compiles the launch against the platform (job_footprint.cpp: hosts, flows, the shared links it loads, checkpoint

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <simgrid/s4u/Engine.hpp>
 
 #include "sim/job.hpp"
 
@@ -55,93 +54,6 @@ void World::snapshot_seen(JobRun& r) {
     r.seen[i] = link_load[r.links[i]] - (r.nominal_t > 0 ? r.link_bytes[i] / r.nominal_t : 0);
 }
 
-namespace {
-
-// Whether the flows of two jobs could contend on a link they both cross: their peaks there (from their last
-// measurements; unknown counts as the whole link) exceed it.
-bool contend(const Topology& topo, const JobRun& a, const JobRun& b, int link) {
-  auto peak = [&](const JobRun& r) {
-    const auto it = std::lower_bound(r.links.begin(), r.links.end(), link);
-    const auto i = static_cast<std::size_t>(it - r.links.begin());
-    return i < r.peak.size() && r.iteration_time > 0 ? r.peak[i] : topo.link(link / 2).bandwidth.value;
-  };
-  return kPeakMargin * (peak(a) + peak(b)) > topo.link(link / 2).bandwidth.value;
-}
-
-// Whether `o` measured alongside `r` (its window overlapped r's).
-bool measured_with(const JobRun& o, const JobRun& r) {
-  return o.measuring || (r.window_start >= 0 && o.window_end >= r.window_start);
-}
-
-double clock() { return simgrid::s4u::Engine::get_clock(); }
-
-}  // namespace
-
-void World::begin_measuring(JobRun& r, bool measures) {
-  const Topology& topo = platform.topology();
-  const bool ask = !r.co_woken || !measures;
-  if (measures) {
-    r.co_woken = false;
-    r.measuring = true;
-    r.satisfied = false;
-  }
-  ++mark_stamp;
-  for (int l : r.links)
-    for (JobRun* o : link_users[l]) {
-      if (o == &r || o->mark == mark_stamp || o->phase != JobRun::Phase::Training) continue;
-      if (o->measuring) {
-        o->mark = mark_stamp;
-        o->window_reset = true;
-        continue;
-      }
-      if (!ask || o->co_woken || o->iteration_time <= 0 || !contend(topo, r, *o, l)) continue;
-      o->mark = mark_stamp;
-      o->co_woken = true;
-      wake(*o);
-    }
-}
-
-bool World::co_pending(const JobRun& r) const {
-  for (int l : r.links)
-    for (const JobRun* o : link_users[l])
-      if (o != &r && o->phase == JobRun::Phase::Training &&
-          (o->co_woken || o->pausing || (o->measuring && !o->satisfied)))
-        return true;
-  return false;
-}
-
-bool World::contended(const JobRun& r) const {
-  const Topology& topo = platform.topology();
-  for (int l : r.links)
-    for (const JobRun* o : link_users[l])
-      if (o != &r && o->phase == JobRun::Phase::Training && o->iteration_time > 0 && contend(topo, r, *o, l))
-        return true;
-  return false;
-}
-
-void World::note_partners(JobRun& r) {
-  r.partners.clear();
-  for (int l : r.links)
-    for (const JobRun* o : link_users[l])
-      if (o != &r && std::find(r.partners.begin(), r.partners.end(), o) == r.partners.end() &&
-          (o->pausing || measured_with(*o, r)))
-        r.partners.push_back(o);
-}
-
-double World::longest_sharer_iteration(const JobRun& r) const {
-  double longest = 0;
-  for (int l : r.links)
-    for (const JobRun* o : link_users[l])
-      if (o != &r && o->measuring && o->phase == JobRun::Phase::Training) longest = std::max(longest, o->last_iteration);
-  return longest;
-}
-
-void World::end_measuring(JobRun& r) {
-  for (int l : r.links)
-    for (JobRun* o : link_users[l])
-      if (o != &r && o->measuring) o->window_closed = true;
-}
-
 void World::set_nominal(JobRun& r, double t, bool notify) {
   const double threshold = scenario.sim.remeasure_threshold;
   if (t == r.nominal_t || r.links.empty()) {
@@ -154,10 +66,8 @@ void World::set_nominal(JobRun& r, double t, bool notify) {
   r.nominal_t = t;
   if (!notify) return;
   const Topology& topo = platform.topology();
-  const bool just_measured = t > 0 && r.window_end == clock();  // r's pace comes from the window that just ended
   auto drifted = [&](const JobRun& o) {
     if (o.seen.size() != o.links.size()) return false;  // it has not measured yet: it will see the load as it is
-    if (std::find(o.partners.begin(), o.partners.end(), &r) != o.partners.end()) return true;
     for (std::size_t i = 0; i < o.links.size(); ++i) {
       const int l = o.links[i];
       const double others = link_load[l] - (o.nominal_t > 0 ? o.link_bytes[i] / o.nominal_t : 0);
@@ -176,11 +86,6 @@ void World::set_nominal(JobRun& r, double t, bool notify) {
     for (JobRun* o : link_users[l]) {
       if (o == &r || o->mark == mark_stamp) continue;
       o->mark = mark_stamp;
-      if (just_measured && measured_with(*o, r)) {  // it saw r's flows themselves: the load it saw is r's as it is now
-        for (std::size_t i = 0; i < o->links.size() && o->seen.size() == o->links.size(); ++i)
-          o->seen[i] = link_load[o->links[i]] - (o->nominal_t > 0 ? o->link_bytes[i] / o->nominal_t : 0);
-        continue;
-      }
       if (!o->dirty && drifted(*o)) wake(*o);
     }
 }

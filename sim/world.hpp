@@ -15,23 +15,6 @@
 //   without waking anyone: the sharers' measurements overlap, and each would move the others' paces a little in turn
 //   without end; since every check compares with the load seen at the last measurement, such changes add up and
 //   count at the next event.
-// - joint measurement: a job measuring while a job sharing one of its links fast-forwards would see that job's
-//   average rate all the time, where explicitly the two send in bursts that interleave (a job whose communication is
-//   much of its iteration then measures far too slow, its sharer too fast). So a job that starts measuring for a change
-//   (its start, a drift above, a fault) asks the training sharers with a pace on a common link to measure alongside
-//   (its own peaks are not known while it measures, so the flows of any of them could contend with its own): each
-//   finishes the iteration in flight, then simulates iterations explicitly; every job of such a group times
-//   `measure_iterations` iterations that all ran while the others were explicit too (a window starts again when a
-//   sharer begins measuring, and ends where a sharer went back to fast-forward) and keeps simulating until its sharers'
-//   windows are complete too, and until its own covers the longest iteration of a sharer measuring alongside, so that
-//   the fastest job sees every part of the slowest one's iteration (at most 256 iterations, job.cpp). A job asked to
-//   measure does not ask its own sharers in turn (the group stays one link deep; farther jobs count by their average
-//   load). Jobs that measured together do not wake each other when their paces come out; a job that measured alongside
-//   another measures again when that one's load changes (JobRun::partners), whatever the threshold.
-// - pauses: a checkpoint shifts a job's iterations against those of its sharers (two jobs of equal iterations lock
-//   into one way of interleaving their bursts until the next pause), so the sharers whose flows could contend with its
-//   own (their peaks and its own, from the last measurements, exceed a common link: contended()) simulate explicitly
-//   through it, and after it the job measures again alongside them.
 // - wake_routes_over(): a link, NIC or switch repaired (routes that went around it come back); wake_gpus(): a
 //   straggler's GPUs.
 // A job whose iteration flows cross no shared link runs alone on its cables: its pace depends only on its own flows,
@@ -101,23 +84,6 @@ struct World {
   void set_nominal(JobRun& r, double t, bool notify = true);
   // Records the others' load on the attempt's links as it starts measuring.
   void snapshot_seen(JobRun& r);
-  // The attempt starts measuring (joint measurement, above): unless a sharer asked it to, it asks the training jobs
-  // with a pace that share a link with it to measure alongside; the sharers measuring now start a new window.
-  // With `measures` false, the attempt pauses training instead (a checkpoint) and only asks its sharers.
-  void begin_measuring(JobRun& r, bool measures = true);
-  // Whether a job sharing one of the attempt's links was asked to measure alongside and has not begun, or measures and
-  // has not yet completed its window, or pauses and asked it to measure: the attempt keeps simulating iterations
-  // explicitly meanwhile.
-  bool co_pending(const JobRun& r) const;
-  // Whether a training job with a pace shares a link with the attempt where their flows could contend.
-  bool contended(const JobRun& r) const;
-  // Keeps the sharers that measured alongside the attempt's window that just ended (JobRun::partners): a change of
-  // their load makes it measure again whatever the margins (its pace embodies their bursts, not their average).
-  void note_partners(JobRun& r);
-  // The longest last iteration among the sharers measuring alongside (0: none).
-  double longest_sharer_iteration(const JobRun& r) const;
-  // The attempt's measurement ended: the windows of the sharers measuring alongside end with their iteration in flight.
-  void end_measuring(JobRun& r);
   // Wakes the attempts blocked on cables, and the training ones whose iteration flows' routes cross one of `cables` now.
   void wake_routes_over(const std::vector<int>& cables);
   void wake_gpus(const std::vector<int>& gpus);

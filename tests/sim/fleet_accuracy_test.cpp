@@ -112,8 +112,8 @@ json simulate_both(double oversubscription, std::vector<Ends>& ends) {
 }  // namespace
 
 TEST_CASE("fleet: two jobs sharing 8:1 oversubscribed leaf uplinks end within 1% of explicit simulation", "[sim]") {
-  // B starts next to A: the two measure alongside each other (sim/world.hpp, joint measurement), and again after each
-  // checkpoint; both end within 0.3% (0.5% when B measured next to A's average rate).
+  // Here the fast-forward load matters: without it B would end exactly as explicitly simulated (their bursts
+  // interleave), with it B ends 0.5% later (it measures with A's average rate on the shared uplinks).
   std::vector<Ends> ends;
   const json fast = simulate_both(8, ends);
   REQUIRE(ends.size() == 2);
@@ -121,15 +121,15 @@ TEST_CASE("fleet: two jobs sharing 8:1 oversubscribed leaf uplinks end within 1%
     REQUIRE(t.exact > 0);
     CHECK(std::abs(t.fast - t.exact) <= 0.01 * t.exact);
   }
-  // B's last measurement, next to A's bursts, is slower than A's, which came after B ended.
+  // B measured while A fast-forwarded on the same uplinks: slower than A, which measured alone.
   CHECK(fast["jobs"][1]["measured"].get<double>() > fast["jobs"][0]["measured"].get<double>());
 }
 
 TEST_CASE("fleet: at 64:1 oversubscription the fast-forward load overstates contention (a known limit)", "[sim]") {
-  // Here communication is most of each iteration: two identical jobs lock into one way of interleaving their bursts
-  // until a checkpoint shifts them into another, and the joint measurement after each checkpoint catches the pattern
-  // only roughly. Today A ends 6.8% and B 9.8% later than explicitly simulated (10.7% and 19.8% when each measured
-  // next to the other's average rate). docs/scenario-format.md (Sim) says so; this bounds it meanwhile.
+  // A fast-forwarding job keeps its average rate on the shared links all the time, while explicitly simulated jobs
+  // send in bursts that partly interleave: where a job's communication is most of its iteration, jobs measuring next
+  // to it see more contention than they would. Today A ends 7.2% and B 15.3% later than explicitly simulated (without
+  // any load they would end 4.2% and 5.7% earlier). docs/scenario-format.md (Sim) says so; this bounds it meanwhile.
   std::vector<Ends> ends;
   simulate_both(64, ends);
   REQUIRE(ends.size() == 2);
@@ -137,33 +137,4 @@ TEST_CASE("fleet: at 64:1 oversubscription the fast-forward load overstates cont
     CHECK(t.fast >= t.exact);        // pessimistic, never optimistic
     CHECK(t.fast <= 1.2 * t.exact);  // and by at most a fifth
   }
-}
-
-TEST_CASE("fleet: jobs of short and long comm-heavy iterations sharing 8:1 uplinks end within 1.5% (joint measurement)",
-          "[sim]") {
-  // The multi-job failure of bench_accuracy --multi-job (issue 25) in small: on contended-uplinks' fabric, a comm-heavy
-  // llama3-70b job L with long iterations (n0-n2) and a llama3-8b job S with short ones (n3-n5) share the uplinks of
-  // leaf group 1. With each measuring next to the other's average rate, L ended 2.1% and S 4.9% late; measuring
-  // alongside each other, 0.3% and 0.6%.
-  const std::string path = std::string(TT_SOURCE_DIR) + "/scenarios/contended-uplinks.json";
-  json doc = load_json_file(path);
-  doc.erase("checks");
-  doc["jobs"] = json::parse(R"([
-    {"name": "L", "queue": "a", "submit": "0s", "gpus": 24, "model": "llama3-70b", "parallel": {"tp": 8, "pp": 1, "dp": 3},
-     "iterations": 400, "global_batch": 3, "seq_len": 2048, "checkpoint": {"every": 150}},
-    {"name": "S", "queue": "a", "submit": "60s", "gpus": 24, "model": "llama3-8b", "parallel": {"tp": 8, "pp": 1, "dp": 3},
-     "iterations": 3000, "global_batch": 3, "seq_len": 2048, "checkpoint": {"every": 1000}}])");
-  Scenario s = read_scenario(doc, path);
-  s.sim.fast_forward = true;
-  const json fast = testing::simulate(s);
-  s.sim.fast_forward = false;
-  const json exact = testing::simulate(s);
-  REQUIRE(fast["jobs"].size() == 2);
-  for (std::size_t i = 0; i < fast["jobs"].size(); ++i) {
-    INFO(fast["jobs"][i]["name"].get<std::string>());
-    const double f = fast["jobs"][i]["end"].get<double>(), e = exact["jobs"][i]["end"].get<double>();
-    REQUIRE(e > 0);
-    CHECK(std::abs(f - e) <= 0.015 * e);
-  }
-  CHECK(fast["activities"].get<long long>() < exact["activities"].get<long long>() / 20);  // still a shortcut
 }
