@@ -7,9 +7,10 @@
 // tests/sim/fleet_accuracy_test.cpp does.
 // --multi-job: bench/scenarios/accuracy-multi-job.json instead (six generated jobs of mixed sizes, models and
 // parallelism, checkpoints and a node crash, on 8 nodes in four leaf groups) at 2:1 to 16:1; --seeds N runs each
-// level with seeds 1..N (the seed draws a generated workload) and prints the worst difference per level too.
+// level with seeds 1..N (the seed draws a generated workload) and prints the worst difference per level too;
+// --first-seed S starts them at S (S..S+N-1: other workloads than the documented figures').
 //
-//   bench_accuracy [--scenario PATH | --multi-job] [--oversubscription X]... [--seeds N] [--json]
+//   bench_accuracy [--scenario PATH | --multi-job] [--oversubscription X]... [--seeds N] [--first-seed S] [--json]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -56,6 +57,7 @@ int main(int argc, char** argv) {
   std::vector<double> levels;
   bool json = false, multi_job = false;
   int seeds = 0;  // 0: the scenario's own seed
+  int first_seed = 1;
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
     if (arg("--scenario"))
@@ -64,6 +66,8 @@ int main(int argc, char** argv) {
       levels.push_back(std::stod(argv[++i]));
     else if (arg("--seeds"))
       seeds = std::max(1, std::atoi(argv[++i]));
+    else if (arg("--first-seed"))
+      first_seed = std::max(1, std::atoi(argv[++i]));
     else if (std::strcmp(argv[i], "--multi-job") == 0)
       multi_job = true;
     else if (std::strcmp(argv[i], "--json") == 0)
@@ -71,7 +75,7 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "usage: bench_accuracy [--scenario PATH | --multi-job] [--oversubscription X]... [--seeds N] "
-                   "[--json]\n");
+                   "[--first-seed S] [--json]\n");
       return 2;
     }
   }
@@ -81,7 +85,7 @@ int main(int argc, char** argv) {
   std::vector<std::uint64_t> seed_list = {0};
   if (seeds > 0) {
     seed_list.clear();
-    for (int k = 1; k <= seeds; ++k) seed_list.push_back(static_cast<std::uint64_t>(k));
+    for (int k = first_seed; k < first_seed + seeds; ++k) seed_list.push_back(static_cast<std::uint64_t>(k));
   }
   Json per_level = Json::array();
   Json rows = Json::array();
