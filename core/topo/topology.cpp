@@ -366,14 +366,19 @@ BytesPerSecond Topology::bisection_bandwidth() const {
     reverse[back] = forward;
   };
   // Whole bytes per second keep push-relabel exact; the rounding is far below any real link's precision.
-  long long total = 1;
+  // Each GPU's arc from the source (to the sink) carries what its own links can, which never limits the flow. Not one
+  // "infinite" capacity for all: Boost starts the source's excess at the type's maximum, and flow pushed back to the
+  // source overflows it (signed overflow, undefined; UBSan found it on the bundled 4,096-GPU topologies) once the
+  // source arcs together hold more than that maximum.
+  std::vector<long long> reach(n, 1);
   for (EdgeId e : edges_) {
     VertexId a = boost::source(e, graph_), b = boost::target(e, graph_);
     if (graph_[a].kind == VertexKind::Storage || graph_[b].kind == VertexKind::Storage) continue;
     long long cap = std::llround(graph_[e].bandwidth.value);
     add_arc(a, b, cap);
     add_arc(b, a, cap);
-    total += 2 * cap;
+    reach[a] += cap;
+    reach[b] += cap;
   }
   std::vector<VertexId> first, second;
   if (nodes_.size() == 1) {
@@ -387,8 +392,8 @@ BytesPerSecond Topology::bisection_bandwidth() const {
     }
   }
   if (first.empty() || second.empty()) return BytesPerSecond(0);
-  for (VertexId g : first) add_arc(source, g, total);
-  for (VertexId g : second) add_arc(g, sink, total);
+  for (VertexId g : first) add_arc(source, g, reach[g]);
+  for (VertexId g : second) add_arc(g, sink, reach[g]);
   long long max_flow = boost::push_relabel_max_flow(flow, source, sink);
   return BytesPerSecond(static_cast<double>(max_flow));
 }

@@ -167,6 +167,15 @@ TEST_CASE("bisection: non-blocking rail-optimized fabric equals N x g x B / 2", 
   CHECK(four.bisection_bandwidth().value == Approx(32 * 8 * kNic / 2));
 }
 
+// Boost's push-relabel starts the source's excess at the capacity type's maximum: source arcs that together hold more
+// than that made flow pushed back to the source overflow a long long (undefined behaviour; UBSan caught it on the
+// bundled 4,096-GPU topologies). Each GPU's source arc now holds what its links can carry. Run under the sanitized build
+// (cmake/sanitize.cmake) this fails on the old code; everywhere it checks the figure at a size past that point.
+TEST_CASE("bisection: 8,192 GPUs, source arcs within the flow type's range", "[unit]") {
+  Topology big = make_rail_optimized(fabric(1024, 32, 32));
+  CHECK(big.bisection_bandwidth().value == Approx(1024 * 8 * kNic / 2));
+}
+
 TEST_CASE("bisection: 2:1 oversubscribed rail-optimized fabric is half of it", "[unit]") {
   Topology t = make_rail_optimized(fabric(16, 8, 8, 2.0));
   CHECK(t.bisection_bandwidth().value == Approx(16 * 8 * kNic / 2 / 2));
