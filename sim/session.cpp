@@ -19,9 +19,11 @@ Session::Session(const Topology& topology) {
   // ASan cannot follow SimGrid's own stack switching (the packaged library has no fiber annotations): one thread per
   // actor instead, chosen before the engine makes its first context. Same decisions; not in settings_, so a sanitized
   // build writes the same report (docs/reliability.md).
-  std::string name = "traintwin", factory = "--cfg=contexts/factory:thread";
-  char* argv[] = {name.data(), factory.data(), nullptr};
-  int argc = 2;
+  // Quietly: SimGrid announces a configuration change on stdout at INFO level, which would end up in commands'
+  // output (e.g. `traintwin comm --json`) only in sanitized builds.
+  std::string name = "traintwin", quiet = "--log=xbt_cfg.thres:warning", factory = "--cfg=contexts/factory:thread";
+  char* argv[] = {name.data(), quiet.data(), factory.data(), nullptr};
+  int argc = 3;
   engine_ = std::make_unique<simgrid::s4u::Engine>(&argc, argv);
 #else
   engine_ = std::make_unique<simgrid::s4u::Engine>("traintwin");
