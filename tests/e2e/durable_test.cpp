@@ -76,16 +76,15 @@ std::map<std::string, std::string> final_state(const fs::path& out) {
 
 // `traintwin real` of scenario() into `out`, as kArgs, with --job-uids `job_uids` when it is set.
 pid_t start_real(const fs::path& out, int job_uids = -1) {
-  const std::string cli = TT_CLI, sc = scenario(), dir = out.string(), uids = std::to_string(job_uids);
+  std::vector<std::string> args = {TT_CLI, "real", scenario(), "--devices", "cpu:4", "--time-scale", "300",
+                                   "--heartbeat-timeout", "3", "--quiet", "--out", out.string()};
+  if (job_uids >= 0) args.insert(args.end(), {"--job-uids", std::to_string(job_uids)});
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid == 0) {
-    if (job_uids >= 0)
-      ::execl(cli.c_str(), cli.c_str(), "real", sc.c_str(), "--devices", "cpu:4", "--time-scale", "300",
-              "--heartbeat-timeout", "3", "--quiet", "--out", dir.c_str(), "--job-uids", uids.c_str(),
-              static_cast<char*>(nullptr));
-    else
-      ::execl(cli.c_str(), cli.c_str(), "real", sc.c_str(), "--devices", "cpu:4", "--time-scale", "300",
-              "--heartbeat-timeout", "3", "--quiet", "--out", dir.c_str(), static_cast<char*>(nullptr));
+    ::execv(argv[0], argv.data());
     ::_exit(127);
   }
   return pid;
