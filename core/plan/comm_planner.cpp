@@ -98,18 +98,63 @@ const CommPlanner::Route& CommPlanner::route(int from, int to) const {
   std::vector<double> frontier_mass{1.0};
   std::vector<std::pair<VertexId, int>> ties;  // next vertex, link direction
   std::vector<std::pair<VertexId, std::size_t>> cuts;  // cut vertices walked through, with r's size there
+  // The destination's distances are 1 + the least of its neighbours' (the storage target aside, which is never a
+  // GPU's neighbour in a generated topology): a vertex at distance d >= 2 has a neighbour at d - 1 exactly when that
+  // neighbour is one hop nearer to one of the destination's neighbours whose distance is least at the vertex (hop
+  // distances of adjacent vertices differ by at most one). So the ties at such a vertex are the union of its cached
+  // next hops toward those neighbours, in the order of its links: the same ties, in the same order, as a scan of its
+  // links.
+  struct Via {
+    VertexId root;
+    Topology::HopDistances hops;
+  };
+  std::vector<Via> via;
+  bool by_next_hops = true;  // else by scanning every link (a destination next to the storage target, or to many)
+  for (auto [e, end] = boost::out_edges(dst, g); e != end && by_next_hops; ++e) {
+    const VertexId u = boost::target(*e, g);
+    if (std::any_of(via.begin(), via.end(), [&](const Via& w) { return w.root == u; })) continue;  // parallel links
+    by_next_hops = g[u].kind != VertexKind::Storage && via.size() < 4;
+    if (by_next_hops) via.push_back({u, topo_.hops_to(u)});
+  }
+  by_next_hops = by_next_hops && !via.empty();
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> lists;  // ranges of next_hops_
+  std::vector<NextHop> merged;
   for (int d = dist(src); d > 0; --d) {
     next.clear();
     for (std::size_t i = 0; i < frontier.size(); ++i) {
       const VertexId v = frontier[i];
       ties.clear();
       bool nvlink_tie = false;
-      for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
-        const VertexId u = boost::target(*e, g);
-        if (dist(u) != d - 1 || (g[u].kind == VertexKind::Storage && u != dst)) continue;
-        const int id = g[*e].id;  // direction relative to the stored edge, as Hop::forward
-        ties.emplace_back(u, 2 * id + (boost::source(topo_.edges()[id], g) == v ? 0 : 1));
-        nvlink_tie = nvlink_tie || topo_.link(id).kind == LinkKind::NvLink;
+      if (by_next_hops && d >= 2) {
+        lists.clear();
+        std::uint16_t least = Topology::kUnreachable;
+        for (const Via& w : via) least = std::min(least, w.hops[v]);
+        for (const Via& w : via)
+          if (w.hops[v] == least) lists.push_back(next_hops(v, w.root, w.hops));
+        const NextHop* first = next_hops_.data() + lists[0].first;
+        const NextHop* last = next_hops_.data() + lists[0].second;
+        if (lists.size() > 1) {  // merged by link position, each link once
+          merged.clear();
+          for (const auto& [b, e] : lists) merged.insert(merged.end(), next_hops_.begin() + b, next_hops_.begin() + e);
+          auto before = [](const NextHop& x, const NextHop& y) { return x.ordinal < y.ordinal; };
+          auto same = [](const NextHop& x, const NextHop& y) { return x.ordinal == y.ordinal; };
+          std::sort(merged.begin(), merged.end(), before);
+          merged.erase(std::unique(merged.begin(), merged.end(), same), merged.end());
+          first = merged.data();
+          last = merged.data() + merged.size();
+        }
+        for (const NextHop* h = first; h != last; ++h) {
+          ties.emplace_back(h->to, h->direction);
+          nvlink_tie = nvlink_tie || topo_.link(h->direction / 2).kind == LinkKind::NvLink;
+        }
+      } else {
+        for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
+          const VertexId u = boost::target(*e, g);
+          if (dist(u) != d - 1 || (g[u].kind == VertexKind::Storage && u != dst)) continue;
+          const int id = g[*e].id;  // direction relative to the stored edge, as Hop::forward
+          ties.emplace_back(u, 2 * id + (boost::source(topo_.edges()[id], g) == v ? 0 : 1));
+          nvlink_tie = nvlink_tie || topo_.link(id).kind == LinkKind::NvLink;
+        }
       }
       // Inside a node NCCL moves data over NVLink (P2P), never out through a NIC and back, even where a leaf is as
       // few hops away as the NVSwitch.
@@ -163,6 +208,27 @@ const CommPlanner::Route& CommPlanner::route(int from, int to) const {
   return routes_.back();
 }
 
+std::pair<std::uint32_t, std::uint32_t> CommPlanner::next_hops(
+    VertexId v, VertexId root, const Topology::HopDistances& hops) const {
+  const std::uint64_t key = (static_cast<std::uint64_t>(v) << 32) | static_cast<std::uint64_t>(root);
+  auto [it, fresh] = next_hops_of_.try_emplace(key);
+  if (fresh) {
+    const auto& g = topo_.graph();
+    const std::uint16_t here = hops[v];
+    const auto begin = static_cast<std::uint32_t>(next_hops_.size());
+    int ordinal = 0;
+    for (auto [e, end] = boost::out_edges(v, g); e != end; ++e, ++ordinal) {
+      const VertexId u = boost::target(*e, g);
+      if (g[u].kind == VertexKind::Storage || hops[u] == Topology::kUnreachable || hops[u] + 1 != here) continue;
+      const int id = g[*e].id;
+      next_hops_.push_back({u, 2 * id + (boost::source(topo_.edges()[id], g) == v ? 0 : 1), ordinal});
+    }
+    it->second = {begin, static_cast<std::uint32_t>(next_hops_.size())};
+    route_entries_ += next_hops_.size() - begin + 1;
+  }
+  return it->second;
+}
+
 CommPlanner::PhaseCost CommPlanner::phase_cost(const CommPhase& phase) const {
   if (route_entries_ > kRouteCacheEntries) {  // start over, between phases: nothing refers to a route or segment now
     routes_.clear();
@@ -171,6 +237,8 @@ CommPlanner::PhaseCost CommPlanner::phase_cost(const CommPhase& phase) const {
     segment_of_.clear();
     tails_.clear();
     tail_index_.clear();
+    next_hops_.clear();
+    next_hops_of_.clear();
     route_entries_ = 0;
   }
   // Shares summed per segment first, then spread over each segment's links once.

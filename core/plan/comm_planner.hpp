@@ -69,6 +69,16 @@ class CommPlanner {
   using Segment = std::vector<std::pair<int, double>>;  // (link direction, fraction of a unit entering at its start)
   using Route = std::vector<int>;                       // segments, in order
   const Route& route(int from, int to) const;
+  // The next hops from `v` toward the switch (or GPU) `root`: the links to neighbours one hop nearer to it, in the
+  // order of v's links, computed once per (v, root) from root's hop table (`hops`). route() walks toward a GPU through
+  // these lists instead of scanning every link of every vertex it passes (a spine's hundreds of leaf links per route).
+  struct NextHop {
+    VertexId to = 0;
+    int direction = 0;  // link direction, as in load_
+    int ordinal = 0;    // position among v's links: merges keep the scan's order
+  };
+  std::pair<std::uint32_t, std::uint32_t> next_hops(VertexId v, VertexId root,  // a range of next_hops_
+                                                    const Topology::HopDistances& hops) const;
   std::optional<Built> build(Collective c, Algorithm a, const std::vector<int>& gpus, int root) const;
   std::optional<std::pair<Option, std::vector<double>>> evaluate(const Built& b, Protocol p, Bytes size) const;
 
@@ -88,6 +98,8 @@ class CommPlanner {
   mutable std::vector<double> segment_share_;  // by segment: phase_cost() scratch
   mutable std::vector<int> touched_segments_;
   mutable std::vector<double> mass_;  // by vertex: route() scratch
+  mutable std::vector<NextHop> next_hops_;
+  mutable std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> next_hops_of_;  // (v, root): range
 };
 
 // The global GPU index of a GPU vertex and back.

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/filtered_graph.hpp>
 #include <functional>
 #include <boost/graph/push_relabel_max_flow.hpp>
 #include <cmath>
 #include <limits>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <unordered_map>
 
@@ -231,6 +233,28 @@ Path Topology::path(VertexId from, VertexId to) const { return ecmp_path(from, t
 struct Topology::HopCache {
   std::mutex mutex;
   std::unordered_map<VertexId, std::vector<std::uint16_t>> by_destination;  // tables of the destinations searched
+  // The graph without the storage target's links, as a compressed sparse row graph (both directions of each link):
+  // what every search to a switch or GPU walks. Built at the first such search; a search over it is several times
+  // faster than over the filtered adjacency list (2,300 searches per 16,384-GPU iteration plan).
+  using Csr = boost::compressed_sparse_row_graph<boost::directedS>;
+  std::optional<Csr> transit_csr;
+
+  const Csr& csr(const Topology& t) {
+    if (!transit_csr) {
+      const TopoGraph& g = t.graph_;
+      std::vector<std::pair<std::size_t, std::size_t>> arcs;
+      arcs.reserve(2 * boost::num_edges(g));
+      for (auto [e, end] = boost::edges(g); e != end; ++e) {
+        const VertexId a = boost::source(*e, g), b = boost::target(*e, g);
+        if (g[a].kind == VertexKind::Storage || g[b].kind == VertexKind::Storage) continue;
+        arcs.emplace_back(a, b);
+        arcs.emplace_back(b, a);
+      }
+      std::sort(arcs.begin(), arcs.end());
+      transit_csr.emplace(boost::edges_are_sorted, arcs.begin(), arcs.end(), boost::num_vertices(g));
+    }
+    return *transit_csr;
+  }
 
   // The storage target is an endpoint, never a transit hop: the search leaves it out (unless it is the destination)
   // and it gets 1 + the least distance of its neighbours, as a search that reached it without leaving it would give.
@@ -247,10 +271,13 @@ struct Topology::HopCache {
     const TopoGraph& g = t.graph_;
     dist.assign(boost::num_vertices(g), kUnreachable);
     dist[to] = 0;
-    boost::filtered_graph<TopoGraph, boost::keep_all, Transit> transit(g, boost::keep_all(), Transit{&g, to});
-    boost::breadth_first_search(
-        transit, to,
-        boost::visitor(boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge()))));
+    auto record = boost::visitor(boost::make_bfs_visitor(boost::record_distances(dist.data(), boost::on_tree_edge())));
+    if (g[to].kind != VertexKind::Storage) {
+      boost::breadth_first_search(csr(t), to, record);
+    } else {
+      boost::filtered_graph<TopoGraph, boost::keep_all, Transit> transit(g, boost::keep_all(), Transit{&g, to});
+      boost::breadth_first_search(transit, to, record);
+    }
     if (t.has_storage_ && t.storage_ != to) {
       std::uint16_t least = kUnreachable;
       for (auto [e, end] = boost::out_edges(t.storage_, g); e != end; ++e)
