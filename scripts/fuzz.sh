@@ -1,29 +1,36 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/, clang with ASan and UBSan) and runs each one, seeded from the bundled files.
-#   scripts/fuzz.sh [--build DIR] [--time SECONDS | --runs N] [--jobs J] [--parallel P] [TARGET...]
+#   scripts/fuzz.sh [--build DIR] [--time SECONDS | --runs N | --until N] [--jobs J] [--parallel P] [TARGET...]
 # --time: seconds per target (default 60); --runs: executions per target instead, from the seeds alone (the
-# fuzz.smoke test, CI's short run of every target); --jobs: build jobs (default: the cores, at most 4); --parallel:
-# targets fuzzed at once. TARGET: scenario, topology, workload, alert_expr, inventory, matrix, nccl_tests, tuner_csv,
-# diff, observed_log, trace (default: all). The corpus each target grows is kept in DIR/corpus/TARGET, so a later run goes on
-# from it; an input that crashes, hangs or leaks is written to DIR/findings/TARGET/ and the script exits 1. Prints
-# one line per target with its executions. Exits 77 (ctest: skipped) when clang or libFuzzer is missing. See
+# fuzz.smoke test, CI's short run of every target); --until: run each target on from its corpus until DIR/ledger.tsv
+# holds N executions of it in all (with --time as well, at most that many seconds per target this time; a target
+# already there is skipped); --jobs: build jobs (default: the cores, at most 4); --parallel: targets fuzzed at once.
+# Every run but --runs appends "target, executions, seconds, exit code, commit, date" to DIR/ledger.tsv, so a
+# campaign split over machines and days adds up (`--until 10000000`: the 10 million per reader of
+# docs/reliability.md). TARGET: scenario, topology, workload, alert_expr, inventory, matrix, nccl_tests, tuner_csv,
+# diff, observed_log, trace (default: all). The corpus each target grows is kept in DIR/corpus/TARGET, so a later run
+# goes on from it; an input that crashes, hangs or leaks is written to DIR/findings/TARGET/ and the script exits 1.
+# Prints one line per target with its executions. Exits 77 (ctest: skipped) when clang or libFuzzer is missing. See
 # docs/reliability.md.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 build="$root/build-fuzz"
 time_s=60
 runs=""
+until=""
+time_given=""
 jobs=$(( $(nproc) < 4 ? $(nproc) : 4 ))
 parallel=1
 targets=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --build) build="$2"; shift 2 ;;
-    --time) time_s="$2"; shift 2 ;;
+    --time) time_s="$2"; time_given=1; shift 2 ;;
+    --until) until="$2"; shift 2 ;;
     --runs) runs="$2"; shift 2 ;;
     --jobs) jobs="$2"; shift 2 ;;
     --parallel) parallel="$2"; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     -*) echo "fuzz.sh: unknown option $1" >&2; exit 2 ;;
     *) targets+=("$1"); shift ;;
   esac
@@ -69,6 +76,12 @@ seeds_of() {
   return 0
 }
 
+# Executions of a target in all, from the ledger (lines starting with # are comments).
+ledger_total() {
+  [ -f "$build/ledger.tsv" ] || { echo 0; return; }
+  awk -F '\t' -v t="$1" '$1 == t { n += $2 } END { printf "%d\n", n }' "$build/ledger.tsv"
+}
+
 run_one() {
   local t="$1" corpus="$build/corpus/$1" found="$build/findings/$1" seeds="$build/seeds/$1"
   if [ -n "$runs" ]; then  # a smoke run starts from the seeds, and leaves a long run's corpus and findings alone
@@ -79,6 +92,16 @@ run_one() {
   seeds_of "$t" | while read -r f; do cp -f "$f" "$seeds/"; done
   local budget=(-max_total_time="$time_s")
   [ -n "$runs" ] && budget=(-runs="$runs")
+  if [ -n "$until" ]; then
+    local done_so_far
+    done_so_far="$(ledger_total "$t")"
+    if [ "$done_so_far" -ge "$until" ]; then
+      printf '%-13s %12s executions in all (ledger): at least %s, skipped\n' "$t" "$done_so_far" "$until"
+      return 0
+    fi
+    budget=(-runs=$((until - done_so_far)))
+    [ -n "$time_given" ] && budget+=(-max_total_time="$time_s")
+  fi
   local dict=()
   [ -f "$root/fuzz/dict/$t.dict" ] && dict=(-dict="$root/fuzz/dict/$t.dict")
   local start=$SECONDS rc=0
@@ -91,6 +114,11 @@ run_one() {
   execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$found/../$t.log" | tail -1)"
   local verdict=ok
   [ "$rc" -ne 0 ] && verdict="FINDING (exit $rc; $(ls "$found" | head -3 | tr '\n' ' ')see $(dirname "$found")/$t.log)"
+  if [ -z "$runs" ]; then
+    printf '%s\t%s\t%d\t%d\t%s\t%s\n' "$t" "${execs:-0}" $((SECONDS - start)) "$rc" \
+      "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo '?')" "$(date -u +%FT%TZ)" >> "$build/ledger.tsv"
+    verdict="$verdict; $(ledger_total "$t") in all (ledger)"
+  fi
   printf '%-13s %12s executions %6d s  %s\n' "$t" "${execs:-?}" $((SECONDS - start)) "$verdict"
   [ "$rc" -eq 0 ]
 }
