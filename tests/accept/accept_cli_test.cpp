@@ -27,7 +27,13 @@ nlohmann::json items_of(const std::string& out) { return nlohmann::json::parse(r
 
 }  // namespace
 
-TEST_CASE("e2e: traintwin accept --devices cpu:4 passes all seven items, JUnit one testcase per item", "[e2e][slow]") {
+// Hidden from test discovery ([.]): tests/CMakeLists.txt runs it as its own ctest entry, accept.cpu4_all_items, with
+// RUN_SERIAL. Its collective item judges loopback busbw against thresholds calibrated minutes earlier on the same
+// cores; another test's four ranks started between the calibration and the measured run (ctest -j2: the fault-injection
+// case below) slowed 4 of 9 sizes past their thresholds (CI, stop 32), which is what the item should say of a machine
+// whose load moved, and not what this test is about.
+TEST_CASE("e2e: traintwin accept --devices cpu:4 passes all seven items, JUnit one testcase per item",
+          "[.][e2e][slow][serial]") {
   const std::string out = scratch_dir("accept-cpu4").string();
   auto r = run_cli("accept --devices cpu:4 --scenario " + kScenario + " --out " + out + " --calibration-runs 2 -e 256K" +
                    " --write-plan " + out + "/plan.json --quiet");
