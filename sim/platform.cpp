@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <deque>
+#include <map>
 #include <optional>
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
@@ -42,7 +43,7 @@ std::map<std::string, std::string> pin_network_model() {
   int major = 0, minor = 0, patch = 0;
   sg_version_get(&major, &minor, &patch);
   pinned["simgrid_version"] = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
-  pinned["routing"] = "topology fewest-hops paths, ECMP-hashed per host pair";
+  pinned["routing"] = "topology fewest-hops paths, ECMP-hashed per host pair; parallel cables bonded";
   pinned["latency"] = "analytic: links carry bandwidth only; a collective step adds its alpha terms";
   return pinned;
 }
@@ -63,6 +64,12 @@ struct Platform::Impl {
   std::vector<sg4::Host*> gpus;                           // by global GPU index
   std::vector<VertexId> vertex_of_point;                  // by NetPoint::id() (its index in the zone)
   std::vector<std::array<sg4::Link*, 2>> links;           // by cable: [0] source->target, [1] target->source
+  // Parallel cables (the same two ends: explicit topologies) are bonded into one SimGrid link per direction whose
+  // bandwidth is the sum of the members that are up, as the planner's fluid ECMP split over ties assumes; a pair's route
+  // still names the member its hash chose, so a member's fault strikes and re-routes the pairs hashed onto it.
+  std::vector<int> bond;                                  // by cable: the first cable with the same two ends
+  std::vector<char> flipped;                              // by cable: its source is its bond's target
+  std::map<int, std::vector<int>> members;                // by bond with two or more cables: its cables
   std::vector<int> down;                                  // by cable: nested downs
   std::vector<double> factor;                             // by cable: share of its bandwidth (storage_slow)
   std::vector<double> reserved;                           // by directional link: bytes/s set aside (reserve())
@@ -169,19 +176,40 @@ struct Platform::Impl {
         throw std::invalid_argument("topology \"" + topo.name() + "\": link " + g[e].name + " has no bandwidth");
   }
 
-  // The bandwidth of a directional link from its cable's factor and the reservations on it.
-  void apply(int link) {
+  // What a directional link leaves from its cable's factor and the reservations on it.
+  double left_on(int link) const {
     const double nominal = topo.link(link / 2).bandwidth.value * factor[link / 2];
-    const double left = std::max(nominal - reserved[link], nominal / (pairs[link] + 1));
-    links[link / 2][link % 2]->set_bandwidth(left);
+    return std::max(nominal - reserved[link], nominal / (pairs[link] + 1));
   }
 
+  // The bandwidth of a directional link; of a bond, the sum over its members that are up, each in the same direction.
+  void apply(int link) {
+    const int cable = link / 2, dir = link % 2;
+    const auto group = members.find(bond[cable]);
+    if (group == members.end()) {
+      links[cable][dir]->set_bandwidth(left_on(link));
+      return;
+    }
+    double sum = 0;
+    for (int m : group->second)
+      if (down[m] == 0) sum += left_on(2 * m + (flipped[m] == flipped[cable] ? dir : 1 - dir));
+    if (sum > 0) links[cable][dir]->set_bandwidth(sum);
+  }
+
+  // A bond is on while one of its members is up.
   void set_cable(int cable, bool on) {
+    const auto group = members.find(bond[cable]);
+    if (group != members.end())
+      on = std::any_of(group->second.begin(), group->second.end(), [&](int m) { return down[m] == 0; });
     for (sg4::Link* l : links[cable]) {
       if (on)
         l->turn_on();
       else
         l->turn_off();
+    }
+    if (group != members.end() && on) {
+      apply(2 * cable);
+      apply(2 * cable + 1);
     }
   }
 };
@@ -224,10 +252,35 @@ Platform::Platform(const Topology& topology) : impl_(std::make_unique<Impl>(topo
   p.factor.assign(topology.edges().size(), 1.0);
   p.reserved.assign(2 * topology.edges().size(), 0.0);
   p.pairs.assign(2 * topology.edges().size(), 0);
+  p.bond.resize(topology.edges().size());
+  p.flipped.assign(topology.edges().size(), 0);
+  std::map<std::pair<VertexId, VertexId>, int> first_of;  // by (lower, higher) end: the first cable between them
+  for (std::size_t i = 0; i < topology.edges().size(); ++i) {
+    const EdgeId e = topology.edges()[i];
+    const VertexId s = boost::source(e, g), t = boost::target(e, g);
+    const int first = first_of.try_emplace({std::min(s, t), std::max(s, t)}, static_cast<int>(i)).first->second;
+    p.bond[i] = first;
+    p.flipped[i] = boost::source(topology.edges()[first], g) != s;
+    if (first != static_cast<int>(i)) {
+      auto& m = p.members[first];
+      if (m.empty()) m.push_back(first);
+      m.push_back(static_cast<int>(i));
+    }
+  }
   for (std::size_t i = 0; i < topology.edges().size(); ++i) {
     const LinkProps& props = g[topology.edges()[i]];
+    const int first = p.bond[i];
+    if (first != static_cast<int>(i)) {  // a bond's later member: its first member's links, in its own direction
+      for (int dir = 0; dir < 2; ++dir) p.links[i][dir] = p.links[first][p.flipped[i] ? 1 - dir : dir];
+      continue;
+    }
+    double bandwidth = props.bandwidth.value;
+    if (auto m = p.members.find(first); m != p.members.end()) {
+      bandwidth = 0;
+      for (int c : m->second) bandwidth += topology.link(c).bandwidth.value;
+    }
     for (int dir = 0; dir < 2; ++dir)
-      p.links[i][dir] = zone->create_link(props.name + (dir == 0 ? ">" : "<"), props.bandwidth.value)->seal();
+      p.links[i][dir] = zone->create_link(props.name + (dir == 0 ? ">" : "<"), bandwidth)->seal();
   }
   p.mgmt = zone->create_host("(mgmt)", 1e9);
   zone->seal();

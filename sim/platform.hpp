@@ -79,7 +79,9 @@ class Platform {
   // A cable runs at `factor` of its bandwidth (a storage_slow fault); reservations are taken from what is left.
   void set_bandwidth_factor(int cable, double factor);
   std::uint64_t generation() const;  // changes whenever a cable goes down or up (routes may then move)
-  simgrid::s4u::Link* link(int cable, bool forward) const;  // forward: source(edge) -> target(edge)
+  // forward: source(edge) -> target(edge). Parallel cables (the same two ends) share one bonded link per direction,
+  // whose bandwidth is the sum of the members that are up.
+  simgrid::s4u::Link* link(int cable, bool forward) const;
   // Cables attached to the node's GPUs (NVLink and NIC cables): a crashed node takes them down with it.
   std::vector<int> node_cables(int node) const;
 

@@ -1,5 +1,6 @@
 #include "sim/telemetry_probe.hpp"
 
+#include <algorithm>
 #include <simgrid/s4u/Link.hpp>
 
 namespace tt::sim {
@@ -10,7 +11,10 @@ TelemetryProbe::TelemetryProbe(const Platform& platform) {
   for (std::size_t n = 0; n < topo.nodes().size(); ++n)
     for (int cable : platform.node_cables(static_cast<int>(n)))
       if (topo.link(cable).kind == LinkKind::Nic)
-        for (bool forward : {true, false}) node_links_[n].push_back(platform.link(cable, forward));
+        for (bool forward : {true, false})  // parallel cables share one bonded link: count it once
+          if (auto* l = platform.link(cable, forward);
+              std::find(node_links_[n].begin(), node_links_[n].end(), l) == node_links_[n].end())
+            node_links_[n].push_back(l);
 }
 
 NetworkSample TelemetryProbe::sample(const std::vector<double>& fast_forward) const {

@@ -17,10 +17,6 @@ TEST_CASE("sim: closed form and uncontended simulation within 2% on every bundle
     const int k = topo.gpus_per_node();
     for (int gpus : {2, k, 2 * k, 4 * k}) {
       if (gpus > topo.total_gpus() || gpus < 2) continue;
-      // explicit-2x2-example, 4 GPUs: the double binary tree's cross-node edge has two parallel 100 Gb/s uplinks to
-      // tie over; the planner splits it over both (ideal ECMP), SimGrid hashes one host pair onto one cable: a factor
-      // of two, open (docs/calibration.md).
-      if (topo.name() == "explicit-2x2-example" && gpus == 4) continue;
       INFO(topo.name() << ", " << gpus << " GPUs");
       const CommPlanner planner(topo, comm_constants(topo.gpu()));
       Sweep s = plan_sweep(planner, Collective::AllReduce, pick_gpus(topo, gpus, 0),

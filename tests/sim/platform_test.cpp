@@ -2,9 +2,11 @@
 // duplex; the network model is pinned.
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
+#include <algorithm>
 #include <set>
 #include <simgrid/s4u.hpp>
 
+#include "core/io/scenario_reader.hpp"
 #include "sim/isolated.hpp"
 #include "sim/session.hpp"
 #include "tests/sim/sim_fixtures.hpp"
@@ -96,4 +98,64 @@ TEST_CASE("sim: a reservation leaves flows the rest of a link, at least a pair's
   CHECK(j["slow_over"].get<double>() == Approx(0.5 / 11));
   CHECK(j["slow_one"].get<double>() == Approx(0.25));
   CHECK(j["none"].get<double>() == 1.0);
+}
+
+TEST_CASE("sim: parallel cables are one bonded link, the sum of the members that are up", "[sim]") {
+  // explicit-2x2-example: leaf1 -> spine0 over two parallel 100 Gb/s cables, #a and #b.
+  const Topology topo = read_topology_file(std::string(TT_SOURCE_DIR) + "/topologies/explicit-2x2-example.json");
+  auto cable = [&](const std::string& name) {
+    for (int c = 0; c < static_cast<int>(topo.edges().size()); ++c)
+      if (topo.link(c).name == name) return c;
+    FAIL("no cable " << name);
+    return -1;
+  };
+  const int a = cable("leaf1~spine0#a"), b = cable("leaf1~spine0#b");
+  const int nic = cable("a0/gpu0~leaf0"), other_nic = cable("a0/gpu1~leaf0");
+  auto j = nlohmann::json::parse(sim::run_isolated([&] {
+    sim::Session session(topo);
+    sim::Platform& p = session.platform();
+    const double c = topo.link(a).bandwidth.value;
+    nlohmann::json out;
+    out["shared"] = p.link(a, true) == p.link(b, true) && p.link(a, false) == p.link(b, false);
+    out["nic_alone"] = p.link(nic, true) != p.link(other_nic, true);
+    out["both"] = p.link(a, true)->get_bandwidth() / c;
+    p.reserve(2 * a, 0.5 * c, 1);  // half of #a set aside: the bond keeps #b and the rest of #a
+    out["reserved"] = p.link(b, true)->get_bandwidth() / c;
+    out["other_direction"] = p.link(b, false)->get_bandwidth() / c;
+    p.reserve(2 * a, -0.5 * c, -1);
+    p.cable_down(a);
+    out["one_down"] = p.link(a, true)->get_bandwidth() / c;
+    out["one_down_on"] = p.link(a, true)->is_on();
+    p.cable_down(b);
+    out["both_down_on"] = p.link(a, true)->is_on();
+    p.cable_up(a);
+    out["a_back"] = p.link(b, true)->get_bandwidth() / c;
+    out["a_back_on"] = p.link(b, true)->is_on();
+    p.cable_up(b);
+    out["all_back"] = p.link(b, false)->get_bandwidth() / c;
+    // A pair across the bond names the member its hash chose; with that member down it takes the other one.
+    const sim::Route& r = p.route(p.gpu(0), p.gpu(2));
+    int member = -1;
+    for (int x : r.cables) member = x == a || x == b ? x : member;
+    out["member"] = member >= 0;
+    p.cable_down(member);
+    const sim::Route& around = p.route(p.gpu(0), p.gpu(2));
+    out["around"] = std::find(around.cables.begin(), around.cables.end(), a + b - member) != around.cables.end();
+    p.cable_up(member);
+    return out.dump();
+  }));
+  INFO(j.dump());
+  CHECK(j["shared"] == true);
+  CHECK(j["nic_alone"] == true);
+  CHECK(j["both"].get<double>() == Approx(2.0));
+  CHECK(j["reserved"].get<double>() == Approx(1.5));
+  CHECK(j["other_direction"].get<double>() == Approx(2.0));
+  CHECK(j["one_down"].get<double>() == Approx(1.0));
+  CHECK(j["one_down_on"] == true);
+  CHECK(j["both_down_on"] == false);
+  CHECK(j["a_back"].get<double>() == Approx(1.0));
+  CHECK(j["a_back_on"] == true);
+  CHECK(j["all_back"].get<double>() == Approx(2.0));
+  CHECK(j["member"] == true);
+  CHECK(j["around"] == true);
 }
