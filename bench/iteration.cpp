@@ -3,10 +3,10 @@
 // scheduler's placement (Controller) through the comm planner to the end of the gradient all-reduce in SimGrid.
 // Runs at a quarter, half and full size (dp 4, 8, 16; the global batch scales with dp), each in its own process, and
 // prints the wall time per simulated iteration (whole run, and the planning part alone), the predicted (closed form)
-// and simulated iteration times, and how wall time grows with size. Goal (issue 8): at most 1 s wall at full size.
-// Never fails on time.
+// and simulated iteration times, and how wall time grows with size. Goals (issue 23; issue 8's 1 s at full size is
+// met): at most 0.1 s wall at full size (1,024 GPUs) and 1 s at 16,384 GPUs. Never fails on time.
 //
-//   bench_iteration [--scale 0.25|0.5|1|16] [--json]   (16: 16,384 GPUs, dp 256; goal 1 s there too, issue 23)
+//   bench_iteration [--scale 0.25|0.5|1|16] [--json]   (16: 16,384 GPUs, dp 256)
 
 #include <chrono>
 #include <cstdio>
@@ -122,12 +122,15 @@ int main(int argc, char** argv) {
                       {"gpus", runs[i]["gpus"].get<double>() / runs[i - 1]["gpus"].get<double>()},
                       {"wall", runs[i]["wall_s"].get<double>() / runs[i - 1]["wall_s"].get<double>()}});
   const Json& last = runs.back();
+  // The goal of the last size run: 0.1 s at 1,024 GPUs, 1 s at 16,384 (issue 23); none at the smaller sizes.
+  const int gpus = last["gpus"].get<int>();
+  const double goal = gpus == 16384 ? 1.0 : gpus == 1024 ? 0.1 : 0.0;
   if (json) {
     std::printf("%s\n", Json({{"bench", "iteration"},
                               {"runs", runs},
                               {"growth", growth},
-                              {"goal_wall_s", 1.0},
-                              {"wall_to_goal", last["wall_s"].get<double>()}})
+                              {"goal_wall_s", goal > 0 ? Json(goal) : Json(nullptr)},
+                              {"wall_to_goal", goal > 0 ? Json(last["wall_s"].get<double>() / goal) : Json(nullptr)}})
                             .dump()
                             .c_str());
     return 0;
@@ -135,7 +138,11 @@ int main(int argc, char** argv) {
   for (const Json& g : growth)
     std::printf("scale %g -> %g: GPUs x%.2f, wall x%.2f\n", g["from"].get<double>(), g["to"].get<double>(),
                 g["gpus"].get<double>(), g["wall"].get<double>());
-  std::printf("scale %g: %.3f s per simulated iteration = %.2fx the 1 s goal\n", last["scale"].get<double>(),
-              last["wall_s"].get<double>(), last["wall_s"].get<double>());
+  if (goal > 0)
+    std::printf("scale %g: %.3f s per simulated iteration = %.2fx the %g s goal\n", last["scale"].get<double>(),
+                last["wall_s"].get<double>(), last["wall_s"].get<double>() / goal, goal);
+  else
+    std::printf("scale %g: %.3f s per simulated iteration (goals are set at 1,024 and 16,384 GPUs)\n",
+                last["scale"].get<double>(), last["wall_s"].get<double>());
   return 0;
 }
