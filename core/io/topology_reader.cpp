@@ -30,7 +30,9 @@
 //   links              array of {"name": string, default "<from>~<to>"; "from", "to": vertex names ("a0/gpu3",
 //                      "a0/nvswitch", "leaf0"); "bandwidth": bandwidth > 0; "latency": duration, default link_latency}
 //                      A link touching a GPU or NVSwitch is a Nic link, any other a Fabric link. Every node must be
-//                      reachable from every other.
+//                      reachable from every other. Parallel links (the same two ends, names of their own) carry a
+//                      transfer split evenly over them in the planner and one bonded link of their summed bandwidth
+//                      in the simulation (sim/platform.cpp); a fault on one of them leaves the others up.
 // Node and switch names may not contain '/' or '~' and may not be "storage".
 // "sites" (two sites under one scheduler, core/topo/sites.hpp; docs/sites.md); no "gpu" or latencies of its own:
 //   sites              array of exactly two {"name": string without '.', '/', '~' (unique),
