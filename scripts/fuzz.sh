@@ -113,6 +113,11 @@ run_one() {
   local execs
   execs="$(sed -n 's/^stat::number_of_executed_units: *//p' "$found/../$t.log" | tail -1)"
   local verdict=ok
+  # 72: libFuzzer's exit code when interrupted (SIGINT, to end a long run early): its executions count, nothing found.
+  if [ "$rc" -eq 72 ] && [ -z "$(ls -A "$found")" ]; then
+    verdict=interrupted
+    rc=0
+  fi
   [ "$rc" -ne 0 ] && verdict="FINDING (exit $rc; $(ls "$found" | head -3 | tr '\n' ' ')see $(dirname "$found")/$t.log)"
   if [ -z "$runs" ]; then
     printf '%s\t%s\t%d\t%d\t%s\t%s\n' "$t" "${execs:-0}" $((SECONDS - start)) "$rc" \
