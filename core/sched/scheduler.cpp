@@ -93,21 +93,40 @@ void Scheduler::enqueue(int job, Seconds now, Seconds runtime, bool at_head) {
 
 void Scheduler::charge(int queue, int gpus) { quota_.charge(usage_, queue, gpus); }
 
+void Scheduler::swap_running(RunningList& list, std::size_t a, std::size_t b) {
+  if (a == b) return;
+  std::swap(list.jobs[a], list.jobs[b]);
+  jobs_[list.jobs[a].job].run_slot = static_cast<int>(a);
+  jobs_[list.jobs[b].job].run_slot = static_cast<int>(b);
+}
+
 void Scheduler::add_running(int job, int sign) {
   const Job& x = jobs_[job];
   const int q = x.spec.queue;
-  std::vector<Running>& same = running_in_[q][x.spec.priority];
-  if (sign > 0) {
-    jobs_[job].run_slot = static_cast<int>(same.size());
-    same.push_back({job, x.spec.gpus, x.start, x.enqueued, x.last_checkpoint, x.admission, 0});
+  RunningList& same = running_in_[q][x.spec.priority];
+  if (sign > 0) {  // among the active ones: the first search that meets it while exempt parks it
+    same.jobs.push_back({job, x.spec.gpus, x.start, x.enqueued, x.last_checkpoint, x.admission});
+    jobs_[job].run_slot = static_cast<int>(same.jobs.size() - 1);
+    swap_running(same, same.active++, same.jobs.size() - 1);
     running_gpus_[q][x.spec.priority] += x.spec.gpus;
   } else {
-    same[x.run_slot] = same.back();
-    jobs_[same[x.run_slot].job].run_slot = x.run_slot;
-    same.pop_back();
+    auto slot = static_cast<std::size_t>(x.run_slot);
+    if (slot < same.active) swap_running(same, slot, --same.active), slot = same.active;  // now the last active slot
+    swap_running(same, slot, same.jobs.size() - 1);
+    same.jobs.pop_back();
     jobs_[job].run_slot = -1;
     if ((running_gpus_[q][x.spec.priority] -= x.spec.gpus) == 0) running_gpus_[q].erase(x.spec.priority);
   }
+}
+
+void Scheduler::unpark(int job, Seconds now) {
+  const Job& x = jobs_[job];
+  if (x.state != State::Running) return;
+  RunningList& same = running_in_[x.spec.queue][x.spec.priority];
+  const auto slot = static_cast<std::size_t>(x.run_slot);
+  // Parked, and this relax time is its own admission's exemption end (a stale one of an earlier admission is earlier).
+  if (slot < same.active || same.jobs[slot].start + options_.preemption_exempt_time > now) return;
+  swap_running(same, slot, same.active++);
 }
 
 long long Scheduler::preemptible_gpus(int q, int prio) const {
@@ -146,7 +165,7 @@ void Scheduler::checkpointed(int job, Seconds now) {
   Job& x = jobs_[job];
   if (x.state != State::Running) return;
   x.last_checkpoint = now;
-  running_in_[x.spec.queue][x.spec.priority][x.run_slot].last_checkpoint = now;
+  running_in_[x.spec.queue][x.spec.priority].jobs[x.run_slot].last_checkpoint = now;
 }
 
 void Scheduler::set_estimated_end(int job, Seconds end) {
@@ -179,6 +198,7 @@ std::optional<Seconds> Scheduler::next_deadline() const {
 ScheduleResult Scheduler::schedule(Seconds now, ClusterState& cluster) {
   advance_usage(now);
   while (!relax_.empty() && relax_.begin()->first <= now) {
+    unpark(relax_.begin()->second, now);
     relax_.erase(relax_.begin());
     dirty_ = true;
   }
@@ -432,25 +452,32 @@ bool Scheduler::try_preempt(int job, Pass& p) {
     bool past = false;
     for (auto it = running_in_[r].begin(); it != running_in_[r].end() && !past; ++it) {
       const int vp = it->first;
-      for (Running& y : it->second) {
+      RunningList& list = it->second;
+      // The active jobs only (parked ones are exempt until relax_ reaches them); an index, as parking reorders them.
+      for (std::size_t i = 0; i < list.active;) {
+        const Running& y = list.jobs[i];
         if (r == q ? !preemption_.within_candidate(q, prio, x.enqueued, vp, y.enqueued)
                    : !preemption_.reclaim_candidate(q, prio, vp)) {
           // By priority: no job of this or a later priority is a candidate either (at such a priority the rules do
           // not read the jobs' queueing times, so the order within it does not matter).
           if ((past = vp > prio || (vp == prio && !equal_too))) break;
+          ++i;
           continue;
         }
-        if (y.start == p.now) continue;  // started at this instant: never killed before it ran
+        if (y.start == p.now) {  // started at this instant: never killed before it ran
+          ++i;
+          continue;
+        }
         // Compared as the deadline is (start + exempt > now), not as now - start < exempt: in floating point both
         // can hold with start + exempt == now, and a deadline that is already due made the controller loop on Timer.
         if (y.start + options_.preemption_exempt_time > p.now) {
-          if (y.exempt_listed != y.admission) {  // look again once it may be preempted (once per start: every
-            y.exempt_listed = y.admission;       // preemption search of a long queue would insert it again)
-            relax_.insert({y.start + options_.preemption_exempt_time, y.job});
-          }
+          // Look again once it may be preempted: listed once per start, and parked until then.
+          relax_.insert({y.start + options_.preemption_exempt_time, y.job});
+          swap_running(list, i, --list.active);  // the job swapped in is read next, at i
           continue;
         }
         cands.push_back({y.job, r, vp, y.gpus, y.admission, r != q, p.now - y.last_checkpoint});
+        ++i;
       }
     }
   }
@@ -543,7 +570,11 @@ bool Scheduler::try_preempt(int job, Pass& p) {
     const bool possible = quota_fits() && p.cluster->total_free_gpus() + freed >= g;
     charge_freed(+1);
     if (!possible) return false;
-    sort_victims(list);
+    // Without reclaim candidates or a borrow threshold, nothing below but the take loop depends on the order (each
+    // check takes every candidate): sorted only if it gets there, as most searches stop at room_after().
+    const bool order_free =
+        !threshold && std::none_of(list.begin(), list.end(), [](const VictimCandidate& c) { return c.reclaim; });
+    if (!order_free) sort_victims(list);
     // The search below on quota and GPU counts alone, as it takes and skips candidates: if after none of the sets it
     // would take both the quota fits and enough GPUs are free, the job fits after none, and no GPU moves.
     {
@@ -581,6 +612,7 @@ bool Scheduler::try_preempt(int job, Pass& p) {
       victims.clear();
       if (!any) return false;
     }
+    if (order_free) sort_victims(list);
     bool ok = false;
     for (const auto& c : list) {
       if (c.reclaim && !quota_.borrowing(usage_, c.queue)) continue;

@@ -119,7 +119,15 @@ class Scheduler {
     int gpus = 0;
     Seconds start, enqueued, last_checkpoint;
     std::uint64_t admission = 0;
-    std::uint64_t exempt_listed = 0;  // the admission whose exemption end is in relax_ (0: none): listed once a start
+  };
+  // A queue's running jobs of one priority, in any order: the first `active` may be preemption candidates; the rest
+  // are parked, exempt from preemption until their exemption end, which is listed in relax_. A search parks an exempt
+  // job when it meets it (and lists it, as it did), and schedule() moves it back when relax_ reaches its end, so that
+  // searches read only the jobs they may take instead of every exempt one again (same candidates: parked jobs fail the
+  // exemption test at every search before their end, and a priority's jobs are candidates or not by priority alike).
+  struct RunningList {
+    std::vector<Running> jobs;
+    std::size_t active = 0;
   };
   struct Key {
     int neg_priority;
@@ -142,6 +150,8 @@ class Scheduler {
   void wait(int job, PendingReason why, Pass& p);
   void charge(int queue, int gpus);
   void add_running(int job, int sign);                                  // into or out of the per-queue running indexes
+  void swap_running(RunningList& list, std::size_t a, std::size_t b);   // two slots, their jobs' run_slot kept
+  void unpark(int job, Seconds now);  // back among the candidates once its exemption ended (relax_ reached it)
   long long preemptible_gpus(int queue, int priority) const;  // an upper bound of what victims could free
   bool would_borrow(int job) const;  // this pass: it takes its queue past the nominal quota (Kueue's Borrowing)
 
@@ -157,7 +167,7 @@ class Scheduler {
 
   std::vector<Job> jobs_;
   std::vector<std::set<Key>> pending_;  // per queue
-  std::vector<std::map<int, std::vector<Running>>> running_in_;  // per queue: priority -> its running jobs, any order
+  std::vector<std::map<int, RunningList>> running_in_;  // per queue: priority -> its running jobs
   std::vector<std::map<int, int>> running_gpus_;                 // per queue: priority -> GPUs held
   std::set<std::pair<Seconds, int>> by_end_;               // running jobs by estimated end
   std::set<std::pair<Seconds, int>> relax_;  // when a pass must rerun: topology relax times, preemption exemptions end
