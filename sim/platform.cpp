@@ -191,9 +191,13 @@ struct Platform::Impl {
       return;
     }
     double sum = 0;
+    bool up = false;
     for (int m : group->second)
-      if (down[m] == 0) sum += left_on(2 * m + (flipped[m] == flipped[cable] ? dir : 1 - dir));
-    if (sum > 0) links[cable][dir]->set_bandwidth(sum);
+      if (down[m] == 0) {
+        up = true;
+        sum += left_on(2 * m + (flipped[m] == flipped[cable] ? dir : 1 - dir));
+      }
+    if (up) links[cable][dir]->set_bandwidth(sum);  // with every member down the bond is off (set_cable)
   }
 
   // A bond is on while one of its members is up.
