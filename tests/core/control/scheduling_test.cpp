@@ -201,6 +201,29 @@ TEST_CASE("preemption exempt time: a job that started recently is not a victim",
   CHECK(r.c.record().jobs[1].state == JobStatus::Running);
 }
 
+// The scheduler parks an exempt job out of the preemption search once a search meets it, and takes it back when its
+// exemption ends (core/sched/scheduler.hpp, RunningList): a parked job that ends leaves, a stale end is ignored, and
+// the job whose exemption ended is a victim again at that instant.
+TEST_CASE("preemption exempt time: exempt jobs met by a search become victims when their exemption ends",
+          "[unit][sched][control]") {
+  QueueSpec q{"q", 16};
+  q.within_queue = WithinQueuePreemption::LowerPriority;
+  Scenario s = scenario(rail_cluster(2), {q},
+                        {timed("low1", "q", 8, 300), timed("low2", "q", 8, 5000), timed("high", "q", 8, 5000, 60, 5),
+                         timed("high2", "q", 8, 5000, 400, 5)});
+  s.scheduler.preemption_exempt_time = Seconds(600);
+  Run r(std::move(s));
+  r.d.run(Seconds(1e6));
+  // 60 s: high finds both lows exempt; 300 s: low1 ends and high takes its node; 400 s: high2 finds low2 still
+  // exempt (and high of its own priority); 600 s: low2's exemption ends and high2 preempts it.
+  CHECK(r.start("high") == 300);
+  CHECK(r.start("high2") == 600);
+  CHECK(find(r.c.record(), "preempt", "low2"));
+  CHECK_FALSE(find(r.c.record(), "preempt", "low1"));
+  CHECK(r.job("low1").state == JobStatus::Completed);
+  CHECK(r.job("low2").state == JobStatus::Completed);
+}
+
 TEST_CASE("backfill: a job that ends before the reservation starts now, one that would delay it waits",
           "[unit][sched][control]") {
   auto make = [](bool backfill) {
