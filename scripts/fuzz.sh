@@ -84,10 +84,19 @@ ledger_total() {
 
 run_one() {
   local t="$1" corpus="$build/corpus/$1" found="$build/findings/$1" seeds="$build/seeds/$1"
-  if [ -n "$runs" ]; then  # a smoke run starts from the seeds, and leaves a long run's corpus and findings alone
-    corpus="$build/smoke/corpus/$1" found="$build/smoke/findings/$1"
-    rm -rf "$corpus"
+  [ -n "$runs" ] && corpus="$build/smoke/corpus/$1" found="$build/smoke/findings/$1"
+  # One run of a target at a time per findings directory: two would share its log (and count each other's executions
+  # in the ledger) and its findings.
+  local lock
+  mkdir -p "$(dirname "$found")"
+  exec {lock}>"$(dirname "$found")/$t.lock"
+  if ! flock -n "$lock"; then
+    printf '%-13s another run of this target is going on in %s: skipped\n' "$t" "$build"
+    exec {lock}>&-
+    return 0
   fi
+  # A smoke run starts from the seeds, and leaves a long run's corpus and findings alone.
+  [ -n "$runs" ] && rm -rf "$corpus"
   rm -rf "$found"; mkdir -p "$corpus" "$found" "$seeds"
   seeds_of "$t" | while read -r f; do cp -f "$f" "$seeds/"; done
   local budget=(-max_total_time="$time_s")
@@ -97,6 +106,7 @@ run_one() {
     done_so_far="$(ledger_total "$t")"
     if [ "$done_so_far" -ge "$until" ]; then
       printf '%-13s %12s executions in all (ledger): at least %s, skipped\n' "$t" "$done_so_far" "$until"
+      exec {lock}>&-
       return 0
     fi
     budget=(-runs=$((until - done_so_far)))
@@ -125,6 +135,7 @@ run_one() {
     verdict="$verdict; $(ledger_total "$t") in all (ledger)"
   fi
   printf '%-13s %12s executions %6d s  %s\n' "$t" "${execs:-?}" $((SECONDS - start)) "$verdict"
+  exec {lock}>&-
   [ "$rc" -eq 0 ]
 }
 
