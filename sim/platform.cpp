@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <deque>
+#include <limits>
 #include <map>
 #include <optional>
 #include <simgrid/kernel/routing/NetPoint.hpp>
@@ -43,7 +44,7 @@ std::map<std::string, std::string> pin_network_model() {
   int major = 0, minor = 0, patch = 0;
   sg_version_get(&major, &minor, &patch);
   pinned["simgrid_version"] = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
-  pinned["routing"] = "topology fewest-hops paths, ECMP-hashed per host pair; parallel cables bonded";
+  pinned["routing"] = "topology fewest-hops paths, ECMP-hashed per host pair; a leaf's spine cables and parallel cables bonded";
   pinned["latency"] = "analytic: links carry bandwidth only; a collective step adds its alpha terms";
   return pinned;
 }
@@ -64,9 +65,10 @@ struct Platform::Impl {
   std::vector<sg4::Host*> gpus;                           // by global GPU index
   std::vector<VertexId> vertex_of_point;                  // by NetPoint::id() (its index in the zone)
   std::vector<std::array<sg4::Link*, 2>> links;           // by cable: [0] source->target, [1] target->source
-  // Parallel cables (the same two ends: explicit topologies) are bonded into one SimGrid link per direction whose
-  // bandwidth is the sum of the members that are up, as the planner's fluid ECMP split over ties assumes; a pair's route
-  // still names the member its hash chose, so a member's fault strikes and re-routes the pairs hashed onto it.
+  // A leaf's cables to the spines, and parallel cables (the same two ends: explicit topologies), are bonded into one
+  // SimGrid link per direction whose bandwidth is the sum of the members that are up, as the planner's even split of a
+  // transfer over equal-cost paths assumes (each spine path then carries the leaf's traffic over the number of paths);
+  // a pair's route still names the member its hash chose, so a member's fault strikes and re-routes the pairs on it.
   std::vector<int> bond;                                  // by cable: the first cable with the same two ends
   std::vector<char> flipped;                              // by cable: its source is its bond's target
   std::map<int, std::vector<int>> members;                // by bond with two or more cables: its cables
@@ -258,13 +260,23 @@ Platform::Platform(const Topology& topology) : impl_(std::make_unique<Impl>(topo
   p.pairs.assign(2 * topology.edges().size(), 0);
   p.bond.resize(topology.edges().size());
   p.flipped.assign(topology.edges().size(), 0);
-  std::map<std::pair<VertexId, VertexId>, int> first_of;  // by (lower, higher) end: the first cable between them
+  // A bond's key: a leaf's cables to spines, whatever the spine (the planner splits a transfer evenly over the spine
+  // paths, so each of them carries the leaf's traffic over the number of spines: the bundle's sum is the same
+  // constraint); else the two ends. Each cable's direction is read against its bond's anchor (the leaf, or the first
+  // cable's source).
+  constexpr VertexId kAnyEnd = std::numeric_limits<VertexId>::max();
+  std::map<std::pair<VertexId, VertexId>, int> first_of;  // by key: the bond's first cable
   for (std::size_t i = 0; i < topology.edges().size(); ++i) {
     const EdgeId e = topology.edges()[i];
     const VertexId s = boost::source(e, g), t = boost::target(e, g);
-    const int first = first_of.try_emplace({std::min(s, t), std::max(s, t)}, static_cast<int>(i)).first->second;
+    const VertexKind ks = g[s].kind, kt = g[t].kind;
+    std::pair<VertexId, VertexId> key{std::min(s, t), std::max(s, t)};
+    if (ks == VertexKind::Leaf && kt == VertexKind::Spine) key = {s, kAnyEnd};
+    if (ks == VertexKind::Spine && kt == VertexKind::Leaf) key = {t, kAnyEnd};
+    const int first = first_of.try_emplace(key, static_cast<int>(i)).first->second;
+    const VertexId anchor = key.second == kAnyEnd ? key.first : boost::source(topology.edges()[first], g);
     p.bond[i] = first;
-    p.flipped[i] = boost::source(topology.edges()[first], g) != s;
+    p.flipped[i] = (s == anchor) != (boost::source(topology.edges()[first], g) == anchor);
     if (first != static_cast<int>(i)) {
       auto& m = p.members[first];
       if (m.empty()) m.push_back(first);

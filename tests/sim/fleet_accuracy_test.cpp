@@ -113,7 +113,7 @@ json simulate_both(double oversubscription, std::vector<Ends>& ends) {
 
 TEST_CASE("fleet: two jobs sharing 8:1 oversubscribed leaf uplinks end within 1% of explicit simulation", "[sim]") {
   // Here the fast-forward load matters: without it B would end exactly as explicitly simulated (their bursts
-  // interleave), with it B ends 0.5% later (it measures with A's average rate on the shared uplinks).
+  // interleave), with it B ends 0.12% later (it measures with A's average rate on the shared uplinks).
   std::vector<Ends> ends;
   const json fast = simulate_both(8, ends);
   REQUIRE(ends.size() == 2);
@@ -125,16 +125,15 @@ TEST_CASE("fleet: two jobs sharing 8:1 oversubscribed leaf uplinks end within 1%
   CHECK(fast["jobs"][1]["measured"].get<double>() > fast["jobs"][0]["measured"].get<double>());
 }
 
-TEST_CASE("fleet: at 64:1 oversubscription the fast-forward load overstates contention (a known limit)", "[sim]") {
+TEST_CASE("fleet: at 64:1 oversubscription fast-forward ends within 6% of explicit simulation (a known limit)",
+          "[sim]") {
   // A fast-forwarding job keeps its average rate on the shared links all the time, while explicitly simulated jobs
-  // send in bursts that partly interleave: where a job's communication is most of its iteration, jobs measuring next
-  // to it see more contention than they would. Today A ends 7.2% and B 15.3% later than explicitly simulated (without
-  // any load they would end 4.2% and 5.7% earlier). docs/scenario-format.md (Sim) says so; this bounds it meanwhile.
+  // send in bursts that partly interleave (or lock into one way of overlapping until a checkpoint shifts them): where
+  // communication is most of an iteration the measured pace is off. With a leaf's uplinks one bonded link (as the
+  // planner splits traffic evenly over them) both jobs end 4.0% and 4.7% early at 64:1 (1.6% late at 32:1, within
+  // 0.12% up to 8:1; bench_accuracy). docs/scenario-format.md (Sim) says so; this bounds it meanwhile.
   std::vector<Ends> ends;
   simulate_both(64, ends);
   REQUIRE(ends.size() == 2);
-  for (const Ends& t : ends) {
-    CHECK(t.fast >= t.exact);        // pessimistic, never optimistic
-    CHECK(t.fast <= 1.2 * t.exact);  // and by at most a fifth
-  }
+  for (const Ends& t : ends) CHECK(std::abs(t.fast - t.exact) <= 0.06 * t.exact);
 }

@@ -39,13 +39,15 @@ TEST_CASE("sim: SimGrid routes have the hop count of Topology::path and spread o
                         return sum;
                       }()}});
     }
-    // Every GPU of group 0 to its rail peer in group 1: the flows should not all take one spine.
+    // Every GPU of group 0 to its rail peer in group 1: the flows should not all take one spine (the route names the
+    // cables its hash chose; in SimGrid a leaf's spine cables are one bonded link, platform.cpp).
     for (int node = 0; node < 4; ++node)
       for (int local = 0; local < 8; ++local) {
         const sim::Route& r = p.route(p.gpu(node * 8 + local), p.gpu((node + 4) * 8 + local));
-        for (auto* l : r.links)
-          if (l->get_name().find("spine") != std::string::npos)
-            spines_used.insert(l->get_name().substr(l->get_name().find("spine")));
+        for (int c : r.cables) {
+          const std::string& name = topo.link(c).name;
+          if (name.find("spine") != std::string::npos) spines_used.insert(name.substr(name.find("spine")));
+        }
       }
     return nlohmann::json{{"pairs", out}, {"spine_links", spines_used.size()}}.dump();
   }));
@@ -66,9 +68,9 @@ TEST_CASE("sim: a reservation leaves flows the rest of a link, at least a pair's
   auto j = nlohmann::json::parse(sim::run_isolated([&] {
     sim::Session session(topo);
     sim::Platform& p = session.platform();
-    // A leaf -> spine hop of a route from group 0 to group 1.
+    // The first hop (the GPU's own NIC cable, a link of its own) of a route from group 0 to group 1.
     const sim::Route& r = p.route(p.gpu(0), p.gpu(32));
-    const int cable = r.cables.at(1);
+    const int cable = r.cables.at(0);
     const bool forward = r.links[1] == p.link(cable, true);
     const int link = 2 * cable + (forward ? 0 : 1);
     const double c = topo.link(cable).bandwidth.value;
