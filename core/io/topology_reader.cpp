@@ -16,7 +16,8 @@
 //   nic_bandwidth      bandwidth > 0 per GPU NIC and direction ("400Gbps"), required
 //   nodes_per_group    integer >= 1, default 32 for rail-optimized (a SuperPOD scalable unit), 4 for leaf-spine (a
 //                      rack of four 8-GPU servers); the last group may be smaller
-//   spines             integer >= 1, default gpus_per_node; only allowed with two or more groups
+//   spines             integer 1..4096, default gpus_per_node; only allowed with two or more groups; leaves (groups x
+//                      gpus_per_node for rail-optimized, one per group for leaf-spine) x spines at most 262144
 //   oversubscription   number in [1, 1000], default 1 (non-blocking): leaf downlink / uplink bandwidth
 // "nvlink-rack" (rack-scale NVLink, GB200 NVL72: each rack one NVLink domain, racks on a rail-optimized fabric):
 //   racks              integer 1..65536, required
@@ -54,6 +55,10 @@ namespace {
 constexpr int kMaxNodes = 65536;
 constexpr int kMaxGpusPerNode = 576;
 constexpr long long kMaxGpus = 262144;
+// Leaf-to-spine links in all (every leaf joins every spine). A two-tier Clos of 512-port switches has at most 256
+// spines x 512 leaves = 131,072; the bound is twice that. Beyond it a topology takes seconds and gigabytes to build
+// (the fuzzer's finding: 57 groups x 576 rails x 576 default spines is 18.9 M links).
+constexpr long long kMaxFabricLinks = 262144;
 
 int bounded(JsonObject& o, const std::string& key, int min, int max) {
   auto v = o.integer(key, min);
@@ -86,12 +91,20 @@ std::string read_name(JsonObject& o, const std::string& key) {
 }
 
 // The keys every fabric generator shares after its sizes: spines, oversubscription, storage; closes the object.
-void read_scale_out(JsonObject& o, FabricParams& p) {
+// `leaves_per_group` is the generator's (one per rail, or one); `size_key` the key that sets it, or the node count.
+void read_scale_out(JsonObject& o, FabricParams& p, int leaves_per_group, const std::string& size_key) {
   auto spines = opt_bounded(o, "spines", 1, 4096);
   if (spines && group_count(p) < 2)
     o.fail("spines", "no \"spines\": with " + std::to_string(p.nodes) + " nodes and " +
                          std::to_string(p.nodes_per_group) + " per group there is one group and no spine layer");
   p.spines = spines.value_or(0);
+  const long long leaves = static_cast<long long>(group_count(p)) * leaves_per_group;
+  const long long fabric_links = leaves * spine_count(p);
+  if (fabric_links > kMaxFabricLinks)
+    o.fail(spines ? "spines" : size_key,
+           "at most " + std::to_string(kMaxFabricLinks) + " leaf-to-spine links (leaves x spines), found " +
+               std::to_string(leaves) + " leaves x " + std::to_string(spine_count(p)) + " spines" +
+               (spines ? "" : " (the default: one spine per GPU of a node; set \"spines\" lower)"));
   p.oversubscription = o.opt_number("oversubscription", 1.0, 1000.0).value_or(1.0);
   auto storage = o.object("storage");
   p.storage_bandwidth = storage.bandwidth("bandwidth");
@@ -108,7 +121,7 @@ Topology read_fabric(JsonObject& o, FabricParams p, const std::string& generator
                         std::to_string(p.gpus_per_node));
   p.nic_bandwidth = o.bandwidth("nic_bandwidth");
   p.nodes_per_group = opt_bounded(o, "nodes_per_group", 1, kMaxNodes).value_or(rail ? 32 : 4);
-  read_scale_out(o, p);
+  read_scale_out(o, p, rail ? p.gpus_per_node : 1, "gpus_per_node");
   return rail ? make_rail_optimized(p) : make_leaf_spine(p);
 }
 
@@ -127,7 +140,7 @@ Topology read_nvlink_rack(JsonObject& o, FabricParams p) {
                         std::to_string(p.gpus_per_node));
   p.nic_bandwidth = o.bandwidth("nic_bandwidth");
   p.nodes_per_group = opt_bounded(o, "racks_per_group", 1, kMaxNodes).value_or(8);
-  read_scale_out(o, p);
+  read_scale_out(o, p, p.gpus_per_node, o.has("gpus_per_tray") ? "gpus_per_tray" : "trays_per_rack");
   return make_nvlink_rack(p);
 }
 

@@ -66,6 +66,10 @@ TEST_CASE("fuzz findings: the CLI turns them into exit 2 naming the file and the
       {"replay " + std::string(TT_SOURCE_DIR) + "/scenarios/quickstart.json " + data +
            "observed_log/node-out-of-range.jsonl --out " + TT_BINARY_DIR + "/test-out/fuzz-replay",
        "node-out-of-range.jsonl: at /1/node: a node index of the scenario (0 to 15), found -3"},
+      // 3 groups x 570 rails x 570 default spines: a million links, 18 s under ASan, before the fabric was bounded.
+      {"topo " + data + "topology/default-spines-quadratic.json",
+       "default-spines-quadratic.json: at /gpus_per_tray: at most 262144 leaf-to-spine links (leaves x spines), found "
+       "1710 leaves x 570 spines"},
   };
   for (const auto& c : cases) {
     const std::string cmd = std::string(TT_CLI) + " " + c.args + " 2>&1";

@@ -100,6 +100,10 @@ TEST_CASE("topology reader: rack-scale NVLink (GB200 NVL72) and its limits", "[u
   CHECK_THAT(msg, Catch::Contains("at most 576 GPUs in one NVLink domain") && Catch::Contains("found 37 x 16"));
   doc.erase("gpus_per_tray");
   doc["trays_per_rack"] = 144;  // 144 x 4 = 576: the limit itself
+  // ... but one spine per rail (576) would join 2 x 576 leaves to 576 spines: 663,552 links, over the fabric's bound
+  CHECK(error_pointer(doc.dump(), &msg) == "/trays_per_rack");
+  CHECK_THAT(msg, Catch::Contains("found 1152 leaves x 576 spines") && Catch::Contains("set \"spines\" lower"));
+  doc["spines"] = 64;
   CHECK(read(doc.dump()).gpus_per_node() == 576);
   CHECK(error_pointer(R"({"name": "g", "generator": "nvl72", "gpu": "GB200", "storage": {"bandwidth": "1GB/s"}})",
                       &msg) == "/generator");
@@ -147,6 +151,13 @@ TEST_CASE("topology reader: malformed generator documents name the JSON pointer"
   CHECK(error_pointer(rail_with("storage", R"({"bandwidth": "1GB/s", "bw": 1})")) == "/storage/bw");
   CHECK(error_pointer(rail_with("storage", R"({"bandwidth": "-1GB/s"})")) == "/storage/bandwidth");
   CHECK(error_pointer(rail_with("nodes_per_group", "16"), &msg) == "/spines");  // one group: no spine layer
+  // The leaf-to-spine links are bounded (262,144): 16 groups x 8 rails x 4096 spines is 524,288.
+  auto many_groups = nlohmann::json::parse(rail_with("nodes_per_group", "1"));
+  many_groups["spines"] = 4096;
+  CHECK(error_pointer(many_groups.dump(), &msg) == "/spines");
+  CHECK_THAT(msg, Catch::Contains("128 leaves x 4096 spines"));
+  many_groups["spines"] = 2048;  // 262,144: at the bound
+  CHECK(read(many_groups.dump()).switch_count(VertexKind::Spine) == 2048);
   CHECK(error_pointer(R"({"name": "s", "generator": "single-node", "gpu": "B200", "gpus": 4, "nodes": 1,
                          "storage": {"bandwidth": "10GB/s"}})") == "/nodes");
   CHECK(error_pointer(R"([1, 2])") == "");
