@@ -127,17 +127,15 @@ int tres_gpus(const std::string& s) {
 
 std::vector<std::string> split(const std::string& line, char sep) {
   std::vector<std::string> out;
-  std::string cur;
-  for (char c : line) {
-    if (c == sep) {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
+  for (std::size_t start = 0;;) {
+    const std::size_t end = line.find(sep, start);
+    if (end == std::string::npos) {
+      out.emplace_back(line, start);
+      return out;
     }
+    out.emplace_back(line, start, end - start);
+    start = end + 1;
   }
-  out.push_back(cur);
-  return out;
 }
 
 }  // namespace trace_field
@@ -165,6 +163,7 @@ TraceRows read_csv_trace(const std::string& text, const std::string& file, Trace
   std::string line;
   int line_no = 0;
   std::map<std::string, std::size_t> col;
+  std::vector<std::size_t> at_needed;  // the column of each of `needed`, in its order
   std::size_t columns = 0;
   while (std::getline(in, line)) {
     ++line_no;
@@ -174,26 +173,32 @@ TraceRows read_csv_trace(const std::string& text, const std::string& file, Trace
     if (col.empty()) {
       for (std::size_t i = 0; i < f.size(); ++i) col[f[i]] = i;
       columns = f.size();
-      for (const auto& n : needed)
+      for (const auto& n : needed) {
         if (!col.count(n))
           throw InputError(file, "line " + std::to_string(line_no),
                            std::string("the header of ") + what + " with a column \"" + n + "\", found \"" + line +
                                "\"");
+        at_needed.push_back(col[n]);
+      }
       continue;
     }
     try {
       if (f.size() != columns)
         throw std::invalid_argument(std::to_string(columns) + " comma-separated fields as in the header, found " +
                                     std::to_string(f.size()));
-      auto at = [&](const char* name) -> const std::string& { return f[col.at(name)]; };
+      // `needed`'s order: job_id, then gpu_num and type (Acme) or vc and gpu_num (Helios), then state and the times
+      const bool acme = format == TraceFormat::Acme;
+      const std::string& gpu_num = f[at_needed[acme ? 1 : 2]];
+      const std::string& start = f[at_needed[5]];
+      const std::string& end = f[at_needed[6]];
       TraceJob j;
-      j.id = at("job_id");
-      j.queue = format == TraceFormat::Acme ? at("type") : at("vc");
-      j.state = at("state");
-      j.gpus = trace_field::count(at("gpu_num"));
-      j.submit = trace_field::timestamp(at("submit_time"));
-      if (!at("start_time").empty()) j.start = trace_field::timestamp(at("start_time"));
-      if (!at("end_time").empty()) j.end = trace_field::timestamp(at("end_time"));
+      j.id = f[at_needed[0]];
+      j.queue = f[at_needed[acme ? 2 : 1]];
+      j.state = f[at_needed[3]];
+      j.gpus = trace_field::count(gpu_num);
+      j.submit = trace_field::timestamp(f[at_needed[4]]);
+      if (!start.empty()) j.start = trace_field::timestamp(start);
+      if (!end.empty()) j.end = trace_field::timestamp(end);
       if (j.id.empty()) throw std::invalid_argument("a job_id");
       if (j.queue.empty()) throw std::invalid_argument(format == TraceFormat::Acme ? "a type" : "a vc");
       if (j.start && *j.start < j.submit) throw std::invalid_argument("start_time at or after submit_time");
