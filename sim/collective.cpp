@@ -15,7 +15,7 @@ namespace sg4 = simgrid::s4u;
 namespace tt::sim {
 
 Flow make_flow(const Platform& platform, sg4::Host* from, sg4::Host* to, double bytes, int phase) {
-  return Flow{from, to, bytes, &platform.route(from, to), phase, platform.flow_mailbox(from, to)};
+  return Flow{from, to, bytes, &platform.route(from, to), phase};
 }
 
 FlowGroup compile_group(const Platform& platform, const CommGroup& group) {
@@ -87,50 +87,20 @@ void fork_join(std::size_t n, InFlight& inflight, const Host& host, const Body& 
   if (join->error) std::rethrow_exception(join->error);
 }
 
-// Starts `flows` together and returns each one's finish time: one helper actor per host involved puts the flows that
-// leave it and gets those that arrive there (a mailbox comm runs from its sender's host to its receiver's).
+// Starts `flows` together and returns each one's finish time: host-to-host comms (Comm::sendto_async) that the
+// calling actor starts and waits for, so no actor runs on the GPUs' hosts and no mailbox matches the two ends.
 std::vector<double> run_flows(const std::vector<const Flow*>& flows, InFlight& inflight) {
-  std::vector<double> finish(flows.size(), -1);
   if (inflight.cancelled) throw Cancelled{};
-  if (flows.empty()) return finish;
-  struct End {
-    sg4::Host* host;
-    std::vector<std::size_t> out, in;  // flows leaving and arriving
-  };
-  std::vector<End> ends;  // in order of first appearance, senders first
-  std::unordered_map<const sg4::Host*, std::size_t> end_at;
-  auto end_of = [&](sg4::Host* host) -> End& {
-    auto [it, fresh] = end_at.emplace(host, ends.size());
-    if (fresh) ends.push_back(End{host, {}, {}});
-    return ends[it->second];
-  };
-  for (std::size_t k = 0; k < flows.size(); ++k) end_of(flows[k]->from).out.push_back(k);
-  for (std::size_t k = 0; k < flows.size(); ++k) end_of(flows[k]->to).in.push_back(k);
+  if (flows.empty()) return {};
   inflight.started += static_cast<long long>(flows.size());
   if (inflight.census) inflight.census->started(static_cast<long long>(flows.size()));
-  static char payload;  // flows carry no data
-  fork_join(
-      ends.size(), inflight, [&](std::size_t i) { return ends[i].host; },
-      [&](std::size_t i) {
-        const End& e = ends[i];
-        struct Ended {  // the census counts a flow ended at its sender, however the wait ends
-          InFlight& inflight;
-          std::size_t n;
-          ~Ended() {
-            if (inflight.census) inflight.census->ended(static_cast<long long>(n));
-          }
-        } ended{inflight, e.out.size()};
-        std::vector<sg4::ActivityPtr> batch;
-        std::vector<void*> slots(e.in.size());
-        for (std::size_t k : e.out) {
-          const auto bytes = static_cast<std::uint64_t>(std::llround(flows[k]->bytes));
-          batch.push_back(flows[k]->mailbox->put_async(&payload, bytes));
-        }
-        for (std::size_t j = 0; j < e.in.size(); ++j) batch.push_back(flows[e.in[j]]->mailbox->get_async(&slots[j]));
-        const std::vector<double> done = wait_all(batch, inflight, /*count=*/false);
-        for (std::size_t j = 0; j < e.out.size(); ++j) finish[e.out[j]] = done[j];
-      });
-  return finish;
+  std::vector<sg4::ActivityPtr> batch;
+  batch.reserve(flows.size());
+  for (const Flow* f : flows) {
+    const auto bytes = static_cast<std::uint64_t>(std::llround(f->bytes));
+    batch.push_back(sg4::Comm::sendto_async(f->from, f->to, bytes));
+  }
+  return wait_all(batch, inflight, /*count=*/true);
 }
 
 // Every group's phases in order, the groups concurrently (a helper actor each when there are several): a group starts
