@@ -75,6 +75,11 @@ Topology rail_optimized(const FabricParams& p, const char* generator) {
   check(p);
   Topology::Builder b(p.name, generator, p.gpu, p.gpus_per_node);
   const int groups = group_count(p);
+  const std::size_t gpus = static_cast<std::size_t>(p.nodes) * p.gpus_per_node;
+  const std::size_t leaf_count = static_cast<std::size_t>(groups) * p.gpus_per_node;
+  const std::size_t spine_total = static_cast<std::size_t>(spine_count(p));
+  b.reserve(gpus + p.nodes + leaf_count + spine_total + 1,
+            2 * gpus + leaf_count * spine_total + std::max(spine_total, leaf_count));
   for (int i = 0; i < p.nodes; ++i) b.add_node(numbered("n", i), i / p.nodes_per_group, p.nvlink_latency);
   std::vector<std::vector<VertexId>> leaves(groups);
   std::vector<BytesPerSecond> uplink(groups);

@@ -104,11 +104,9 @@ Topology::Builder::Builder(std::string name, std::string generator, GpuSpec gpu,
 
 namespace {
 VertexId add_vertex_named(TopoGraph& g, std::unordered_map<std::string, int>& index, VertexProps props) {
-  if (index.count(props.name)) throw std::invalid_argument("duplicate vertex name \"" + props.name + "\"");
-  std::string name = props.name;
-  VertexId v = boost::add_vertex(std::move(props), g);
-  index.emplace(std::move(name), static_cast<int>(v));
-  return v;
+  auto [it, fresh] = index.try_emplace(props.name, static_cast<int>(boost::num_vertices(g)));
+  if (!fresh) throw std::invalid_argument("duplicate vertex name \"" + props.name + "\"");
+  return boost::add_vertex(std::move(props), g);
 }
 }  // namespace
 
@@ -174,13 +172,18 @@ void Topology::Builder::begin_site(const std::string& name) {
 
 EdgeId Topology::Builder::add_link(VertexId a, VertexId b, LinkKind kind, const std::string& name, BytesPerSecond bw,
                                    Seconds lat) {
-  if (t.link_index_.count(name)) throw std::invalid_argument("duplicate link name \"" + name + "\"");
   if (a == b) throw std::invalid_argument("link \"" + name + "\" joins a vertex to itself");
-  int id = static_cast<int>(t.edges_.size());
+  const int id = static_cast<int>(t.edges_.size());
+  if (!t.link_index_.try_emplace(name, id).second) throw std::invalid_argument("duplicate link name \"" + name + "\"");
   EdgeId e = boost::add_edge(a, b, LinkProps{kind, name, bw, lat, id}, t.graph_).first;
   t.edges_.push_back(e);
-  t.link_index_.emplace(name, id);
   return e;
+}
+
+void Topology::Builder::reserve(std::size_t vertices, std::size_t links) {
+  t.vertex_index_.reserve(vertices);
+  t.link_index_.reserve(links);
+  t.edges_.reserve(links);
 }
 
 Topology Topology::Builder::build() && {

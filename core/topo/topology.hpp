@@ -183,6 +183,8 @@ struct Topology::Builder {
   void begin_site(const std::string& name);
   void set_inter_site_link(int edge) { t.inter_site_link_ = edge; }
   EdgeId add_link(VertexId a, VertexId b, LinkKind kind, const std::string& name, BytesPerSecond bw, Seconds lat);
+  // Room for this many vertices and links in all, when a generator knows them: the name indexes grow once.
+  void reserve(std::size_t vertices, std::size_t links);
   Topology build() &&;
 };
 
