@@ -116,3 +116,24 @@ TEST_CASE("traintwin import exits 2 naming the line of a malformed trace, and th
   const auto bundled = load_json_file(replay.string());
   CHECK(imported["jobs"] == bundled["jobs"]);
 }
+
+TEST_CASE("trace fields: times with and without an offset, counts as plain digits only", "[unit]") {
+  using namespace tt::trace_field;
+  CHECK(timestamp("1970-01-02 00:00:00") == 86400.0);
+  CHECK(timestamp("1970-01-02T00:00:00Z") == 86400.0);
+  CHECK(timestamp("1970-01-02T08:00:00+08:00") == 86400.0);
+  CHECK(timestamp("1970-01-01T19:30:00-04:30") == 86400.0);
+  for (const char* bad : {"1970-01-02", "1970-01-02 00:00:0x", "1970-13-02 00:00:00", "1970-01-02 24:00:00",
+                          "1970-01-02 00:00:00+0800", "1970-01-02 00:00:00+08:0x", "1970-01-02 00:00:00 ",
+                          "1970-01-02 00:00:00ZZ", "197a-01-02 00:00:00"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(timestamp(bad), Catch::Contains("a time \"YYYY-MM-DD HH:MM:SS\"") &&
+                                          Catch::Contains(std::string("found \"") + bad + "\""));
+  }
+  CHECK(count("0") == 0);
+  CHECK(count("1000000") == 1000000);
+  for (const char* bad : {"", "-1", "+8", " 8", "8 ", "8.0", "1000001", "99999999999999999999", "x16"}) {
+    INFO(bad);
+    CHECK_THROWS_WITH(count(bad), Catch::Contains("a count, an integer >= 0"));
+  }
+}
