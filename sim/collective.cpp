@@ -15,7 +15,7 @@ namespace sg4 = simgrid::s4u;
 namespace tt::sim {
 
 Flow make_flow(const Platform& platform, sg4::Host* from, sg4::Host* to, double bytes, int phase) {
-  return Flow{from, to, bytes, &platform.route(from, to), phase};
+  return Flow{from, to, bytes, &platform.route(from, to), phase, platform.flow_mailbox(from, to)};
 }
 
 FlowGroup compile_group(const Platform& platform, const CommGroup& group) {
@@ -87,20 +87,86 @@ void fork_join(std::size_t n, InFlight& inflight, const Host& host, const Body& 
   if (join->error) std::rethrow_exception(join->error);
 }
 
-// Starts `flows` together and returns each one's finish time: host-to-host comms (Comm::sendto_async) that the
-// calling actor starts and waits for, so no actor runs on the GPUs' hosts and no mailbox matches the two ends.
+long long direct_comm_bound = 4096;  // set_direct_comm_bound()
+
+// Direct comms in flight (started by run_flows and not yet waited for), in this engine.
+struct DirectComms {
+  const sg4::Engine* engine = nullptr;
+  long long in_flight = 0;
+};
+
+DirectComms& direct_comms() {
+  static DirectComms d;
+  if (d.engine != sg4::Engine::get_instance()) d = DirectComms{sg4::Engine::get_instance(), 0};
+  return d;
+}
+
+// Starts `flows` together and returns each one's finish time. Each flow is a direct host-to-host comm
+// (Comm::sendto_async) that the calling actor starts and waits for while few are in flight (direct_comm_bound), else a
+// mailbox comm between helper actors on its two hosts, one per host (collective.hpp says why). The two give the same
+// times; the choice depends only on the simulation's state, so runs stay deterministic.
 std::vector<double> run_flows(const std::vector<const Flow*>& flows, InFlight& inflight) {
+  std::vector<double> finish(flows.size(), -1);
   if (inflight.cancelled) throw Cancelled{};
-  if (flows.empty()) return {};
+  if (flows.empty()) return finish;
   inflight.started += static_cast<long long>(flows.size());
   if (inflight.census) inflight.census->started(static_cast<long long>(flows.size()));
-  std::vector<sg4::ActivityPtr> batch;
-  batch.reserve(flows.size());
-  for (const Flow* f : flows) {
-    const auto bytes = static_cast<std::uint64_t>(std::llround(f->bytes));
-    batch.push_back(sg4::Comm::sendto_async(f->from, f->to, bytes));
+  const auto n = static_cast<long long>(flows.size());
+  if (DirectComms& direct = direct_comms(); direct.in_flight + n <= direct_comm_bound) {
+    struct Held {  // until the wait ends, however it ends; the census counts the flows ended then too
+      DirectComms& d;
+      InFlight& inflight;
+      long long n;
+      ~Held() {
+        d.in_flight -= n;
+        if (inflight.census) inflight.census->ended(n);
+      }
+    } held{direct, inflight, n};
+    direct.in_flight += n;
+    std::vector<sg4::ActivityPtr> batch;
+    batch.reserve(flows.size());
+    for (const Flow* f : flows) {
+      const auto bytes = static_cast<std::uint64_t>(std::llround(f->bytes));
+      batch.push_back(sg4::Comm::sendto_async(f->from, f->to, bytes));
+    }
+    return wait_all(batch, inflight, /*count=*/false);
   }
-  return wait_all(batch, inflight, /*count=*/true);
+  struct End {
+    sg4::Host* host;
+    std::vector<std::size_t> out, in;  // flows leaving and arriving
+  };
+  std::vector<End> ends;  // in order of first appearance, senders first
+  std::unordered_map<const sg4::Host*, std::size_t> end_at;
+  auto end_of = [&](sg4::Host* host) -> End& {
+    auto [it, fresh] = end_at.emplace(host, ends.size());
+    if (fresh) ends.push_back(End{host, {}, {}});
+    return ends[it->second];
+  };
+  for (std::size_t k = 0; k < flows.size(); ++k) end_of(flows[k]->from).out.push_back(k);
+  for (std::size_t k = 0; k < flows.size(); ++k) end_of(flows[k]->to).in.push_back(k);
+  static char payload;  // flows carry no data
+  fork_join(
+      ends.size(), inflight, [&](std::size_t i) { return ends[i].host; },
+      [&](std::size_t i) {
+        const End& e = ends[i];
+        struct Ended {  // the census counts a flow ended at its sender, however the wait ends
+          InFlight& inflight;
+          std::size_t n;
+          ~Ended() {
+            if (inflight.census) inflight.census->ended(static_cast<long long>(n));
+          }
+        } ended{inflight, e.out.size()};
+        std::vector<sg4::ActivityPtr> batch;
+        std::vector<void*> slots(e.in.size());
+        for (std::size_t k : e.out) {
+          const auto bytes = static_cast<std::uint64_t>(std::llround(flows[k]->bytes));
+          batch.push_back(flows[k]->mailbox->put_async(&payload, bytes));
+        }
+        for (std::size_t j = 0; j < e.in.size(); ++j) batch.push_back(flows[e.in[j]]->mailbox->get_async(&slots[j]));
+        const std::vector<double> done = wait_all(batch, inflight, /*count=*/false);
+        for (std::size_t j = 0; j < e.out.size(); ++j) finish[e.out[j]] = done[j];
+      });
+  return finish;
 }
 
 // Every group's phases in order, the groups concurrently (a helper actor each when there are several): a group starts
@@ -132,6 +198,8 @@ std::vector<double> run_phased(const FlowStep& step, InFlight& inflight, double 
 }
 
 }  // namespace
+
+void set_direct_comm_bound(long long flows) { direct_comm_bound = flows; }
 
 std::vector<Seconds> run_step(const FlowStep& step, InFlight& inflight, std::vector<double>* rates) {
   // Stopped while it slept through the previous step's latency: start nothing (a host it would send to may be off).

@@ -25,9 +25,10 @@ struct Flow {
   double bytes = 0;
   const Route* route = nullptr;
   int phase = 0;                                // the group's phase it belongs to
+  simgrid::s4u::Mailbox* mailbox = nullptr;     // the pair's: where its two ends meet (run_step)
 };
 
-// A flow of `bytes` from one host to another, with its route.
+// A flow of `bytes` from one host to another, with its route and its pair's mailbox.
 Flow make_flow(const Platform& platform, simgrid::s4u::Host* from, simgrid::s4u::Host* to, double bytes, int phase = 0);
 
 struct FlowGroup {
@@ -46,9 +47,12 @@ FlowStep compile_step(const Platform& platform, const CommStep& step);
 
 // Runs one step from the calling actor and returns when its slowest group is done, with each group's duration.
 // A SimGrid failure propagates after the step's other flows are cancelled. Each flow is a direct host-to-host comm
-// (Comm::sendto_async) started and waited for by the calling actor (a helper actor per group when the step has
-// several): on the 4,096-GPU fleet month (bench_fleet) 13.0 s against 18.7 s when each flow was a mailbox comm between
-// helper actors on its two hosts, with the same activities, events and results.
+// (Comm::sendto_async) started and waited for by the calling actor while at most 4,096 are in flight, else a mailbox
+// comm between a sender actor on its source host and a receiver actor on its destination host, one of each per host
+// and batch. SimGrid 3.32 files every direct comm on one std::list that each ending one scans (std::list::remove),
+// quadratic in the direct comms in flight: a 16,384-GPU iteration (145,409 flows) took 26 s with direct comms only,
+// 3.0 s with mailbox comms only; a mailbox comm sits on its two actors' short lists but costs two actors' wake-ups, so
+// below the bound direct comms are faster (the 4,096-GPU fleet month: 13.0 s against 18.7 s).
 // With `rates`, also the average rate of each flow (bytes over its duration; groups and flows in order).
 std::vector<Seconds> run_step(const FlowStep& step, InFlight& inflight, std::vector<double>* rates = nullptr);
 
@@ -58,6 +62,10 @@ struct CollectiveTimes {
   Seconds total;
   std::map<std::string, std::string> settings;  // the pinned SimGrid settings (platform.hpp)
 };
+
+// At most this many direct comms in flight before run_step's flows go through mailboxes (default 4,096; 0: always
+// mailboxes). For tests, which check that both give the same times.
+void set_direct_comm_bound(long long flows);
 
 // Builds the topology's platform in this process's one SimGrid engine and runs the steps in order, flows only (no
 // compute). For tests and `traintwin comm --sim`; call at most once per process (see sim/isolated.hpp).

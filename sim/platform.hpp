@@ -30,6 +30,7 @@
 namespace simgrid::s4u {
 class Host;
 class Link;
+class Mailbox;
 }  // namespace simgrid::s4u
 
 namespace tt::sim {
@@ -61,6 +62,8 @@ class Platform {
   // The route SimGrid uses now from one GPU/storage host to another. The object for a pair lives as long as the
   // Platform; its content changes when cables go down or up (an equal-hop path avoiding down cables, if any).
   const Route& route(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to) const;
+  // The mailbox where the flows of the pair meet (sim/collective.hpp), made once.
+  simgrid::s4u::Mailbox* flow_mailbox(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to) const;
 
   // Fault injection (call from an actor). Downs nest: a cable is up again when every cable_down() was matched by a
   // cable_up(). A down cable turns off both of its links; flows crossing it fail.

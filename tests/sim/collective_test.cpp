@@ -126,3 +126,46 @@ TEST_CASE("sim: a group the planner did not plan is refused, one that moves noth
   auto j = time_in_child(topo, {CommStep{"tp", {alone}}});
   CHECK(j["total"].get<double>() == 0);
 }
+
+TEST_CASE("sim: flows as direct comms and as mailbox comms take the same times", "[sim]") {
+  // run_step starts flows as direct host-to-host comms while few are in flight, else as mailbox comms between helper
+  // actors (sim/collective.hpp): a 32-GPU ring and two 2-node rings contending for 2:1 uplinks, timed both ways.
+  FabricParams p = fabric(8, 4, 2);
+  p.spines = 1;
+  p.oversubscription = 2.0;
+  Topology topo = make_leaf_spine(p);
+  CommPlanner planner(topo, comm_constants(topo.gpu()));
+  std::vector<int> all(32);
+  for (int i = 0; i < 32; ++i) all[static_cast<std::size_t>(i)] = i;
+  const std::vector<CommStep> steps = {
+      CommStep{"dp", {ring_all_reduce(planner, all, 4e8, 2)}},
+      CommStep{"pp", {ring_all_reduce(planner, {0, 9}, 1e9), ring_all_reduce(planner, {5, 12}, 1e9),
+                      ring_all_reduce(planner, {16, 28}, 3e8)}}};
+  auto timed = [&](long long bound) {
+    return nlohmann::json::parse(sim::run_isolated([&] {
+      sim::set_direct_comm_bound(bound);
+      sim::CollectiveTimes t = sim::time_collectives(topo, steps);
+      nlohmann::json j;
+      for (const auto& g : t.groups) j.push_back(tt::testing::seconds_json(g));
+      j.push_back(t.total.value);
+      return j.dump();
+    }));
+  };
+  const auto direct = timed(1 << 20), mailbox = timed(0), mixed = timed(40);
+  INFO(direct.dump() << "\n" << mailbox.dump());
+  CHECK(direct.back().get<double>() > 0);
+  const auto& slow = direct[1];
+  CHECK(slow[0].get<double>() > slow[2].get<double>());  // the contended pair is slower than the lighter one
+  for (std::size_t s = 0; s < direct.size(); ++s) {
+    if (!direct[s].is_array()) {
+      CHECK(mailbox[s].get<double>() == Approx(direct[s].get<double>()).epsilon(1e-12));
+      CHECK(mixed[s].get<double>() == Approx(direct[s].get<double>()).epsilon(1e-12));
+      continue;
+    }
+    for (std::size_t g = 0; g < direct[s].size(); ++g) {
+      INFO("step " << s << " group " << g);
+      CHECK(mailbox[s][g].get<double>() == Approx(direct[s][g].get<double>()).epsilon(1e-12));
+      CHECK(mixed[s][g].get<double>() == Approx(direct[s][g].get<double>()).epsilon(1e-12));
+    }
+  }
+}
