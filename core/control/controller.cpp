@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 
 #include <cassert>
 
@@ -262,14 +263,30 @@ std::vector<Action> Controller::Impl::handle(const Event& event, Seconds now) {
 
 namespace {
 
-// plan_iteration() with one CommPlanner for every plan: routes between the same GPUs are worked out once.
+// plan_iteration() with one CommPlanner for every plan: routes between the same GPUs are worked out once. The last
+// few plans are kept by what they depend on (plan_key and the GPUs): the run-time estimate of a job plans it on the
+// first GPUs of the cluster, where a job on an idle cluster then launches, and a job that restarts in place is planned
+// again for the same GPUs.
 Planner caching_planner(const Scenario& s) {
-  auto planner = std::make_shared<const CommPlanner>(s.topology, comm_constants(s.topology.gpu(), s.perf.comm));
+  struct Cache {
+    std::shared_ptr<const CommPlanner> planner;
+    std::deque<std::pair<std::string, IterationPlan>> recent;  // newest first
+  };
+  auto cache = std::make_shared<Cache>();
+  cache->planner = std::make_shared<const CommPlanner>(s.topology, comm_constants(s.topology.gpu(), s.perf.comm));
   const PerfConstants* perf = &s.perf;
-  return [planner, perf](const JobSpec& job, const Topology& topo, const std::vector<int>& gpus,
-                         const PerfConstants& k) {
-    if (&topo != &planner->topology() || &k != perf) return plan_iteration(job, topo, gpus, k);
-    return plan_iteration(job, topo, gpus, k, *planner);
+  return [cache, perf](const JobSpec& job, const Topology& topo, const std::vector<int>& gpus,
+                       const PerfConstants& k) {
+    if (&topo != &cache->planner->topology() || &k != perf) return plan_iteration(job, topo, gpus, k);
+    std::string key = plan_key(job);
+    key.append(reinterpret_cast<const char*>(gpus.data()), gpus.size() * sizeof(int));
+    for (const auto& [known, plan] : cache->recent)
+      if (known == key) return plan;
+    IterationPlan plan = plan_iteration(job, topo, gpus, k, *cache->planner);
+    constexpr std::size_t kKept = 4;
+    if (cache->recent.size() == kKept) cache->recent.pop_back();
+    cache->recent.emplace_front(std::move(key), plan);
+    return plan;
   };
 }
 
