@@ -106,9 +106,8 @@ DirectComms& direct_comms() {
 // mailbox comm between helper actors on its two hosts, one per host (collective.hpp says why). The two give the same
 // times; the choice depends only on the simulation's state, so runs stay deterministic.
 std::vector<double> run_flows(const std::vector<const Flow*>& flows, InFlight& inflight) {
-  std::vector<double> finish(flows.size(), -1);
   if (inflight.cancelled) throw Cancelled{};
-  if (flows.empty()) return finish;
+  if (flows.empty()) return {};
   inflight.started += static_cast<long long>(flows.size());
   if (inflight.census) inflight.census->started(static_cast<long long>(flows.size()));
   const auto n = static_cast<long long>(flows.size());
@@ -145,6 +144,7 @@ std::vector<double> run_flows(const std::vector<const Flow*>& flows, InFlight& i
   for (std::size_t k = 0; k < flows.size(); ++k) end_of(flows[k]->from).out.push_back(k);
   for (std::size_t k = 0; k < flows.size(); ++k) end_of(flows[k]->to).in.push_back(k);
   static char payload;  // flows carry no data
+  std::vector<double> finish(flows.size(), -1);
   fork_join(
       ends.size(), inflight, [&](std::size_t i) { return ends[i].host; },
       [&](std::size_t i) {
