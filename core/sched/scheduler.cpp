@@ -415,6 +415,13 @@ void Scheduler::start(int job, std::vector<int> gpus, Pass& p) {
   x.last_checkpoint = p.now;
   x.est_end = p.now + x.runtime;
   x.gpus = gpus;
+  x.per_node.clear();
+  const int gpn = p.cluster->gpus_per_node();
+  for (int gpu : x.gpus)  // placements list a node's GPUs together (were they not, a node would be listed twice)
+    if (x.per_node.empty() || x.per_node.back().first != gpu / gpn)
+      x.per_node.push_back({gpu / gpn, 1});
+    else
+      ++x.per_node.back().second;
   x.reason = PendingReason{};
   x.preempted_by = -1;
   by_end_.insert({x.est_end, job});
@@ -511,8 +518,8 @@ bool Scheduler::try_preempt(int job, Pass& p) {
     whole_in.resize(static_cast<std::size_t>(cl.groups()), 0);
     sc.touched.clear();
     for (const auto& v : taken)
-      for (int gpu : jobs_[v.job].gpus)
-        if (freed_on[gpu / gpn]++ == 0) sc.touched.push_back(gpu / gpn);
+      for (const auto& [node, n] : jobs_[v.job].per_node)
+        if ((freed_on[node] += n) == n) sc.touched.push_back(node);
     int whole = cl.whole_free_nodes(), most = cl.max_free_on_a_node();
     sc.groups_touched.clear();
     for (int n : sc.touched) {

@@ -100,17 +100,21 @@ class Scheduler {
 
  private:
   enum class State : unsigned char { Idle, Pending, Running };
+  // The fields a pass reads for every waiting job first, together, then those of running jobs.
   struct Job {
     SchedJob spec;
     State state = State::Idle;
-    std::int64_t order = 0;
-    Seconds enqueued, runtime, start, est_end, last_checkpoint;
-    std::vector<int> gpus;
-    PendingReason reason;
     int preempted_by = -1;
     std::uint64_t skip_pass = 0;  // preempted in this pass: not examined again in it
+    Seconds enqueued, runtime;
+    PendingReason reason;
+    std::int64_t order = 0;
+    Seconds start, est_end, last_checkpoint;
     std::uint64_t admission = 0;  // admissions_ when it last started
     int run_slot = -1;            // running: its index in running_in_[queue][priority]
+    std::vector<int> gpus;
+    // Running: its GPUs per node, as (node, count) in the order of `gpus` (a preemption search sums them per node).
+    std::vector<std::pair<int, int>> per_node;
   };
   // A running job as the preemption search reads it, kept apart from Job so that a search over thousands of running
   // jobs reads them in sequence.
