@@ -19,7 +19,10 @@ dir=$bin/test-out/slurm
 rm -rf "$dir"
 mkdir -p "$dir/state" "$dir/spool"
 host=$(hostname -s)
-port=$((20000 + ($$ % 20000)))
+# Ports below the kernel's ephemeral range (32768 and up by default), where an outgoing connection of a test running
+# beside this one could hold the port; a bind that fails all the same is tried again on another pair (below).
+port=$((20000 + ($$ % 6000) * 2))
+write_conf() {
 cat > "$dir/slurm.conf" <<CONF
 ClusterName=traintwin-test
 SlurmctldHost=$host
@@ -47,6 +50,7 @@ ReturnToService=2
 NodeName=$host CPUs=$(nproc) State=UNKNOWN
 PartitionName=sweeps Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
+}
 export SLURM_CONF=$dir/slurm.conf
 
 pids=()
@@ -55,11 +59,21 @@ stop() {
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
 }
 trap stop EXIT
-slurmctld -D -f "$SLURM_CONF" >"$dir/slurmctld.out" 2>&1 &
-pids+=($!)
+# slurmctld, on another port pair while its port is taken (it exits at once then: "Address already in use").
+for attempt in 1 2 3; do
+  write_conf
+  slurmctld -D -f "$SLURM_CONF" >"$dir/slurmctld.out" 2>&1 &
+  ctld=$!
+  sleep 1
+  kill -0 "$ctld" 2>/dev/null && break
+  grep -q "Address already in use" "$dir/slurmctld.out" || break
+  port=$((20000 + (port - 20000 + 2018) % 12000))
+done
+pids+=($ctld)
 slurmd -D -f "$SLURM_CONF" >"$dir/slurmd.out" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 60); do
+  kill -0 "$ctld" 2>/dev/null || break  # the controller exited: sinfo would only wait on it
   sinfo -h -o %t 2>/dev/null | grep -q idle && break
   sleep 0.5
 done
