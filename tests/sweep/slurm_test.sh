@@ -60,7 +60,7 @@ stop() {
 }
 trap stop EXIT
 # slurmctld, on another port pair while its port is taken (it exits at once then: "Address already in use").
-for attempt in 1 2 3; do
+for _ in 1 2 3; do
   write_conf
   slurmctld -D -f "$SLURM_CONF" >"$dir/slurmctld.out" 2>&1 &
   ctld=$!
