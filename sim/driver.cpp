@@ -93,7 +93,9 @@ class SimBackend final : public tt::Clock, public Executor {
   }
   bool busy() const override { return true; }  // job actors post until the horizon; SimGrid ends a blocked run
   bool failed() const override { return static_cast<bool>(w_.error); }
-  std::optional<NetworkSample> network_sample() override { return probe_.sample(w_.ff_node_rate); }
+  std::optional<NetworkSample> network_sample() override {
+    return probe_.sample(w_.ff_node_rate, w_.flows.in_flight > 0);
+  }
   void handled(const Event&, const std::vector<Action>&, Seconds) override {
     ++stats_.controller_events;
     progress_.tick(stats_.controller_events);

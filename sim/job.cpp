@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 #include <simgrid/Exception.hpp>
 #include <simgrid/kernel/routing/NetPoint.hpp>
@@ -69,7 +70,7 @@ class JobActor {
         r.actor = nullptr;
         r.steps = {};
         r.launch.plan.steps = {};
-        r.step_signature = {};
+        r.step_parts = {};
         r.signature = {};
       }
     } forget{r_};
@@ -270,22 +271,29 @@ class JobActor {
   }
 
   // A step's flows as bytes: their sizes, phases and routes, links renamed in order of appearance (`ids`), with their
-  // bandwidth, and the groups' latencies.
+  // bandwidth and state, and the groups' latencies.
   void put_step(std::string& s, const FlowStep& step, std::unordered_map<const sg4::Link*, int>& ids) const {
     put(s, step.groups.size());
-    for (const FlowGroup& g : step.groups) {
-      put(s, g.phases);
-      put(s, g.latency.value);
-      put(s, g.flows.size());
-      for (const Flow& f : g.flows) {
-        put(s, f.bytes);
-        put(s, f.phase);
-        const Route& route = w_.platform.route(f.from, f.to);
-        put(s, route.links.size());
-        for (const sg4::Link* link : route.links) {
-          put(s, ids.emplace(link, static_cast<int>(ids.size())).first->second);
-          put(s, link->get_bandwidth());
-        }
+    for (const FlowGroup& g : step.groups) put_group(s, g, ids);
+  }
+
+  // `fresh`: the flows' routes were just looked up (Flow::route then holds the route now).
+  void put_group(std::string& s, const FlowGroup& g, std::unordered_map<const sg4::Link*, int>& ids,
+                 bool fresh = false) const {
+    put(s, g.phases);
+    put(s, g.latency.value);
+    put(s, g.flows.size());
+    for (const Flow& f : g.flows) {
+      put(s, f.bytes);
+      put(s, f.phase);
+      const Route& route = fresh ? *f.route : w_.platform.route(f.from, f.to);
+      put(s, route.links.size());
+      for (const sg4::Link* link : route.links) {
+        const auto [it, first] = ids.emplace(link, static_cast<int>(ids.size()));
+        put(s, it->second);
+        if (!first) continue;  // its bandwidth and state are those of its first appearance
+        put(s, link->get_bandwidth());
+        put(s, link->is_on());  // a flow over a link that is down fails: never the time of one that ran
       }
     }
   }
@@ -322,27 +330,117 @@ class JobActor {
     if (wait_until(now() + slowest, false) == Wake::Fault) throw Stalled{*r_.fault};
     for (std::size_t i = 0; i < r_.steps.size(); ++i) {
       // A step that crosses no shared link runs alone on its cables (unless the job's own checkpoint write shares its
-      // NICs): it takes the time measured for the same signature, by this job or another.
-      if (!w_.scenario.sim.fast_forward || !r_.step_lone[i] || !r_.writer_done) {
+      // NICs), and so does any step while no other attempt crosses a shared link and nothing is in flight: its parts
+      // take the times measured for the same signatures, by this job or another (job.hpp).
+      const bool alone = r_.step_lone[i] || (w_.sharing == (r_.joined && !r_.links.empty() ? 1 : 0) &&
+                                             w_.flows.in_flight == 0);
+      if (!w_.scenario.sim.fast_forward || !alone || !r_.writer_done) {
         std::vector<double> rates;
         const double t0 = now();
         run_step(r_.steps[i], r_.inflight, r_.links.empty() ? nullptr : &rates);
         if (!rates.empty()) note_peaks(r_.steps[i], rates, now() - t0);
         continue;
       }
-      if (r_.step_signature[i].empty()) {
-        std::unordered_map<const sg4::Link*, int> ids;
-        put_step(r_.step_signature[i], r_.steps[i], ids);
-      }
-      if (auto it = w_.step_times.find(r_.step_signature[i]); it != w_.step_times.end()) {
-        ++w_.step_reuses;
-        if (wait_until(now() + it->second, false) == Wake::Fault) throw Stalled{*r_.fault};
-        continue;
-      }
-      const double t0 = now();
-      run_step(r_.steps[i], r_.inflight);
-      w_.step_times.emplace(r_.step_signature[i], now() - t0);
+      run_parts(i);
     }
+  }
+
+  // The step's groups split into parts that share no SimGrid link (union-find over the links of their flows' routes
+  // now), each with its signature: put_step() of its groups alone.
+  void make_parts(std::size_t i) {
+    JobRun::StepParts& p = r_.step_parts[i];
+    const FlowStep& step = r_.steps[i];
+    std::vector<std::size_t> parent(step.groups.size());
+    for (std::size_t g = 0; g < parent.size(); ++g) parent[g] = g;
+    auto find = [&](std::size_t g) {
+      while (parent[g] != g) g = parent[g] = parent[parent[g]];
+      return g;
+    };
+    std::unordered_map<const sg4::Link*, std::size_t> owner;  // a group whose flows cross the link
+    owner.reserve(4096);
+    // The flows' routes: as made while no cable changed state since, else looked up (which updates Flow::route).
+    const bool current = r_.routes_generation == w_.platform.generation();
+    for (std::size_t g = 0; g < step.groups.size(); ++g)
+      for (const Flow& f : step.groups[g].flows)
+        for (const sg4::Link* link : (current ? *f.route : w_.platform.route(f.from, f.to)).links)
+          if (auto [it, fresh] = owner.emplace(link, g); !fresh) {
+            const std::size_t a = find(g), b = find(it->second);
+            if (a != b) parent[std::max(a, b)] = std::min(a, b);  // a part is named by its first group
+          }
+    std::vector<std::size_t> part_of(step.groups.size());
+    p.groups.clear();
+    for (std::size_t g = 0; g < step.groups.size(); ++g) {
+      const std::size_t root = find(g);
+      if (root == g) {
+        part_of[g] = p.groups.size();
+        p.groups.emplace_back();
+      } else {
+        part_of[g] = part_of[root];
+      }
+      p.groups[part_of[g]].push_back(g);
+    }
+    p.signature.assign(p.groups.size(), {});
+    for (std::size_t c = 0; c < p.groups.size(); ++c) {
+      std::unordered_map<const sg4::Link*, int> ids;
+      put(p.signature[c], p.groups[c].size());
+      for (std::size_t g : p.groups[c]) put_group(p.signature[c], step.groups[g], ids, /*fresh=*/true);
+    }
+    p.made = true;
+    p.generation = w_.platform.generation();
+  }
+
+  // Runs step i part by part: the parts whose signature was measured take that measurement; one part of each other
+  // signature runs in SimGrid (all at once, as one step). The step ends with its slowest part.
+  void run_parts(std::size_t i) {
+    // A lone step's routes and bandwidths are its own: its parts hold until a cable changes state. Otherwise
+    // bandwidths also follow faults that degrade cables: made at each use.
+    if (!r_.step_parts[i].made || !r_.step_lone[i] || r_.step_parts[i].generation != w_.platform.generation())
+      make_parts(i);
+    const JobRun::StepParts& p = r_.step_parts[i];
+    const FlowStep& step = r_.steps[i];
+    const double t0 = now();
+    std::vector<std::size_t> todo;  // the first part of each signature not measured yet
+    {
+      std::unordered_map<std::string_view, char> seen;
+      for (std::size_t c = 0; c < p.groups.size(); ++c)
+        if (!w_.step_times.count(p.signature[c]) && seen.emplace(p.signature[c], 0).second) todo.push_back(c);
+    }
+    w_.step_reuses += static_cast<long long>(p.groups.size() - todo.size());
+    if (!todo.empty()) {
+      FlowStep sub{step.label, {}};
+      for (std::size_t c : todo)
+        for (std::size_t g : p.groups[c]) sub.groups.push_back(step.groups[g]);
+      std::vector<double> rates;
+      const std::vector<Seconds> durations = run_step(sub, r_.inflight, &rates);
+      std::size_t k = 0, flow = 0;
+      for (std::size_t c : todo) {
+        World::PartTime t;
+        for (std::size_t g : p.groups[c]) {
+          t.time = std::max(t.time, durations[k++].value);
+          const std::size_t n = step.groups[g].flows.size();
+          t.rates.insert(t.rates.end(), rates.begin() + static_cast<std::ptrdiff_t>(flow),
+                         rates.begin() + static_cast<std::ptrdiff_t>(flow + n));
+          flow += n;
+        }
+        w_.step_times.emplace(p.signature[c], std::move(t));
+      }
+    }
+    double slowest = 0;
+    for (std::size_t c = 0; c < p.groups.size(); ++c)
+      slowest = std::max(slowest, w_.step_times.at(p.signature[c]).time);
+    if (now() < t0 + slowest && wait_until(t0 + slowest, false) == Wake::Fault) throw Stalled{*r_.fault};
+    if (r_.step_lone[i] || r_.links.empty()) return;
+    // The rates its flows had, for the drift rule's peaks (world.hpp).
+    std::vector<std::size_t> first(step.groups.size() + 1, 0);
+    for (std::size_t g = 0; g < step.groups.size(); ++g) first[g + 1] = first[g] + step.groups[g].flows.size();
+    std::vector<double> rates(first.back(), 0);
+    for (std::size_t c = 0; c < p.groups.size(); ++c) {
+      const std::vector<double>& measured = w_.step_times.at(p.signature[c]).rates;
+      std::size_t k = 0;
+      for (std::size_t g : p.groups[c])
+        for (std::size_t f = first[g]; f < first[g + 1]; ++f) rates[f] = measured[k++];
+    }
+    note_peaks(step, rates, now() - t0);
   }
 
   void checkpoint() {
@@ -455,8 +553,7 @@ class JobActor {
     if (r_.load_pace == t) return;
     stop_load();
     if (r_.links.empty()) return;
-    for (std::size_t i = 0; i < r_.links.size(); ++i)
-      w_.platform.reserve(r_.links[i], r_.link_bytes[i] / t, r_.link_pairs[i]);
+    w_.platform.reserve(r_.links, r_.link_bytes, t, r_.link_pairs, +1);
     for (const auto& [node, bytes] : r_.nic_bytes) {
       w_.ff_node_rate[node] += bytes / t;
       ++w_.ff_node_jobs[node];

@@ -14,8 +14,13 @@
 // the nominal load of world.hpp does); it goes when the job measures, writes a checkpoint that blocks training, waits
 // for its previous checkpoint write, stalls, blocks on a cable, ends or is killed.
 // A job that crosses no shared link takes the pace measured for an identical signature (its compute time and its
-// flows' bytes, phases and routes, links renamed in order of appearance, with their bandwidth) when there is one:
-// alone on its cables, the same flows give the same times.
+// flows' bytes, phases and routes, links renamed in order of appearance, with their bandwidth and state) when there is
+// one: alone on its cables, the same flows give the same times.
+// Likewise, part by part, each step of an iteration it measures, when the step crosses no shared link or when no other
+// attempt crosses one and no flow is in flight as the step starts: the step's groups split into parts that share no
+// link (a 16,384-GPU job's data-parallel all-reduce: one ring per rail and stage), each part's duration and flow rates
+// are taken from an identical signature's measurement, and only the parts never seen run in SimGrid (once for all
+// parts of the same signature). Under max-min sharing, flows that share no link do not change each other's rates.
 #pragma once
 
 #include <cstdint>
@@ -40,11 +45,20 @@ struct JobRun {
   std::string name;
   std::vector<simgrid::s4u::Host*> hosts;  // in rank order
   std::vector<FlowStep> steps;
+  std::uint64_t routes_generation = 0;     // the platform's when the flows were made (their routes were current)
   std::string signature;                   // its pace signature (job.cpp), made at this platform generation
   std::uint64_t signature_generation = 0;  // ... and compute time
   double signature_compute = 0;
   std::vector<char> step_lone;             // by step: its flows cross no shared link (job.cpp reuses its time)
-  std::vector<std::string> step_signature; // ... and its signature, once computed
+  // By step: its groups split into parts that share no link, each with its signature (job.cpp), made once for a lone
+  // step, at each use for one that crosses shared links.
+  struct StepParts {
+    bool made = false;
+    std::uint64_t generation = 0;                  // the platform's when made
+    std::vector<std::vector<std::size_t>> groups;  // by part: its groups, in step order
+    std::vector<std::string> signature;            // by part
+  };
+  std::vector<StepParts> step_parts;
   FlowGroup checkpoint;                    // one flow per writer to the storage host
   std::vector<std::pair<int, double>> nic_bytes;  // (node, bytes of one iteration) its pairs that cross a shared
                                                   // cable put through the node's NICs (World::ff_node_rate)

@@ -10,8 +10,7 @@ namespace tt::sim {
 
 void stop_load(World& w, JobRun& r) {
   if (r.load_pace <= 0) return;
-  for (std::size_t i = 0; i < r.links.size(); ++i)
-    w.platform.reserve(r.links[i], -r.link_bytes[i] / r.load_pace, -r.link_pairs[i]);
+  w.platform.reserve(r.links, r.link_bytes, r.load_pace, r.link_pairs, -1);
   for (const auto& [node, bytes] : r.nic_bytes)
     w.ff_node_rate[node] = --w.ff_node_jobs[node] == 0 ? 0.0 : w.ff_node_rate[node] - bytes / r.load_pace;
   r.load_pace = 0;

@@ -13,52 +13,61 @@ namespace tt::sim {
 void compile_footprint(World& w, JobRun& r) {
   const Launch& l = r.launch;
   for (int gpu : l.gpus) r.hosts.push_back(w.platform.gpu(gpu));
-  // A GPU pair of the job and the bytes it carries per iteration, by the hosts' NetPoint ids, not their addresses: the
-  // order sums bytes (deterministic under any allocator).
-  struct Pair {
-    const Flow* flow;  // one of its flows
-    double bytes = 0;
-  };
   for (const CommStep& s : l.plan.steps) r.steps.push_back(compile_step(w.platform, s));
-  std::map<std::pair<unsigned long, unsigned long>, Pair> per_pair;
-  for (const FlowStep& step : r.steps)
-    for (const FlowGroup& g : step.groups)
-      for (const Flow& f : g.flows)
-        per_pair.try_emplace({f.from->get_netpoint()->id(), f.to->get_netpoint()->id()}, Pair{&f}).first->second.bytes +=
-            f.bytes;
+  r.routes_generation = w.platform.generation();
   // A cable with a GPU at one end (NVLink, the GPU's NIC) carries only the traffic of the job that holds the GPU: only
   // switch-to-switch cables get a fast-forward load and make the job's footprint.
   const Topology& topo = w.platform.topology();
-  auto shared = [&](int cable) {
-    const EdgeId e = topo.edges()[cable];
-    return topo.graph()[boost::source(e, topo.graph())].kind != VertexKind::Gpu &&
-           topo.graph()[boost::target(e, topo.graph())].kind != VertexKind::Gpu;
+  if (w.shared_cable.empty()) {
+    w.shared_cable.resize(topo.edges().size());
+    for (std::size_t cable = 0; cable < topo.edges().size(); ++cable) {
+      const EdgeId e = topo.edges()[cable];
+      w.shared_cable[cable] = topo.graph()[boost::source(e, topo.graph())].kind != VertexKind::Gpu &&
+                              topo.graph()[boost::target(e, topo.graph())].kind != VertexKind::Gpu;
+    }
+  }
+  auto crosses_shared = [&](const Route& route) {
+    return std::any_of(route.cables.begin(), route.cables.end(), [&](int cable) { return w.shared_cable[cable]; });
   };
+  // The flows whose pair crosses a shared cable, by the hosts' NetPoint ids, not their addresses: the order sums bytes
+  // (deterministic under any allocator); a pair's flows in the order of the steps.
+  struct Crossing {
+    std::pair<unsigned long, unsigned long> ids;
+    const Flow* flow;
+  };
+  std::vector<Crossing> crossing;
   for (const FlowStep& step : r.steps) {
     bool lone = true;
     for (const FlowGroup& g : step.groups)
       for (const Flow& f : g.flows)
-        for (int cable : f.route->cables) lone = lone && !shared(cable);
+        if (crosses_shared(*f.route)) {
+          lone = false;
+          crossing.push_back({{f.from->get_netpoint()->id(), f.to->get_netpoint()->id()}, &f});
+        }
     r.step_lone.push_back(lone);
   }
-  r.step_signature.resize(r.steps.size());
+  r.step_parts.resize(r.steps.size());
+  std::stable_sort(crossing.begin(), crossing.end(),
+                   [](const Crossing& a, const Crossing& b) { return a.ids < b.ids; });
   std::map<int, std::pair<double, int>> link_bytes;  // by directional link: bytes of one iteration, GPU pairs
   std::map<int, double> nic_bytes;   // by node, of the pairs that cross a shared cable
   std::unordered_map<const sg4::Host*, int> node_of;
   for (int gpu : l.gpus) node_of[w.platform.gpu(gpu)] = gpu / topo.gpus_per_node();
-  for (const auto& [ids, pair] : per_pair) {
-    const Route& route = *pair.flow->route;
-    bool crosses = false;
+  for (std::size_t i = 0; i < crossing.size();) {
+    const Flow& first = *crossing[i].flow;  // one of the pair's flows
+    double bytes = 0;
+    std::size_t j = i;
+    for (; j < crossing.size() && crossing[j].ids == crossing[i].ids; ++j) bytes += crossing[j].flow->bytes;
+    i = j;
+    const Route& route = *first.route;
     for (std::size_t h = 0; h < route.cables.size(); ++h)
-      if (const int cable = route.cables[h]; shared(cable)) {
-        auto& [bytes, pairs] = link_bytes[2 * cable + (route.links[h] == w.platform.link(cable, true) ? 0 : 1)];
-        bytes += pair.bytes;
+      if (const int cable = route.cables[h]; w.shared_cable[cable]) {
+        auto& [sum, pairs] = link_bytes[2 * cable + (route.links[h] == w.platform.link(cable, true) ? 0 : 1)];
+        sum += bytes;
         ++pairs;
-        crosses = true;
       }
-    if (!crosses) continue;
-    for (const sg4::Host* h : {pair.flow->from, pair.flow->to})
-      if (auto it = node_of.find(h); it != node_of.end()) nic_bytes[it->second] += pair.bytes;
+    for (const sg4::Host* h : {first.from, first.to})
+      if (auto it = node_of.find(h); it != node_of.end()) nic_bytes[it->second] += bytes;
   }
   r.nic_bytes.assign(nic_bytes.begin(), nic_bytes.end());
   for (const auto& [link, load] : link_bytes) {

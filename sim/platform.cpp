@@ -12,6 +12,7 @@
 #include <simgrid/s4u.hpp>
 #include <simgrid/version.h>
 #include <stdexcept>
+#include <unordered_set>
 #include <xbt/log.h>
 
 #include "core/topo/pair_index.hpp"
@@ -346,6 +347,20 @@ void Platform::reserve(int link, double bytes_per_second, int pairs) {
   // Back to exactly nothing when the last pair leaves: no rounding residue from adding and taking back.
   p.reserved[link] = p.pairs[link] == 0 ? 0.0 : p.reserved[link] + bytes_per_second;
   p.apply(link);
+}
+
+void Platform::reserve(const std::vector<int>& links, const std::vector<double>& bytes, double seconds,
+                       const std::vector<int>& pairs, int sign) {
+  Impl& p = *impl_;
+  std::vector<int> apply;  // a link of each SimGrid link touched, in order of first touch
+  std::unordered_set<const sg4::Link*> touched;
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    const int link = links[i];
+    p.pairs.at(link) += sign * pairs[i];
+    p.reserved[link] = p.pairs[link] == 0 ? 0.0 : p.reserved[link] + (sign < 0 ? -bytes[i] : bytes[i]) / seconds;
+    if (touched.insert(p.links.at(link / 2)[link % 2]).second) apply.push_back(link);
+  }
+  for (int link : apply) p.apply(link);
 }
 
 void Platform::set_bandwidth_factor(int cable, double factor) {

@@ -76,6 +76,11 @@ class Platform {
   // caps), and never less than a share equal to each pair's (as max-min would give it when the reserved rates add up
   // to about the link or more).
   void reserve(int link, double bytes_per_second, int pairs);
+  // reserve() on each of `links` with sign x bytes[i] / seconds and sign x pairs[i] (sign +1 or -1), in order, each
+  // SimGrid link they touch set once at the end (a leaf's bonded spine cables: once, not once per member): the same
+  // bandwidths as one reserve() after the other.
+  void reserve(const std::vector<int>& links, const std::vector<double>& bytes, double seconds,
+               const std::vector<int>& pairs, int sign);
   // A cable runs at `factor` of its bandwidth (a storage_slow fault); reservations are taken from what is left.
   void set_bandwidth_factor(int cable, double factor);
   std::uint64_t generation() const;  // changes whenever a cable goes down or up (routes may then move)

@@ -17,13 +17,14 @@ TelemetryProbe::TelemetryProbe(const Platform& platform) {
             node_links_[n].push_back(l);
 }
 
-NetworkSample TelemetryProbe::sample(const std::vector<double>& fast_forward) const {
+NetworkSample TelemetryProbe::sample(const std::vector<double>& fast_forward, bool flows) const {
   NetworkSample s;
   s.node_bytes_per_second.reserve(node_links_.size());
   for (std::size_t n = 0; n < node_links_.size(); ++n) {
     const auto& links = node_links_[n];
     double bps = n < fast_forward.size() ? fast_forward[n] : 0.0;
-    for (const simgrid::s4u::Link* l : links) bps += l->get_usage();
+    if (flows)
+      for (const simgrid::s4u::Link* l : links) bps += l->get_usage();
     s.node_bytes_per_second.push_back(bps);
   }
   return s;

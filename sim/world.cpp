@@ -33,6 +33,7 @@ void wake(JobRun& r) {
 void World::join(JobRun& r) {
   if (r.joined) return;
   r.joined = true;
+  if (!r.links.empty()) ++sharing;
   for (int l : r.links) link_users[l].push_back(&r);
 }
 
@@ -40,6 +41,7 @@ void World::leave(JobRun& r) {
   if (!r.joined) return;
   set_nominal(r, 0);
   r.joined = false;
+  if (!r.links.empty()) --sharing;
   for (int l : r.links) {
     auto& users = link_users[l];
     users.erase(std::find(users.begin(), users.end(), &r));
@@ -98,13 +100,15 @@ void World::wake_routes_over(const std::vector<int>& cables) {
       continue;
     }
     if (run->phase != JobRun::Phase::Training) continue;
-    bool crosses = false;
-    for (const FlowStep& s : run->steps)
-      for (const FlowGroup& g : s.groups)
-        for (const Flow& f : g.flows)
-          for (int c : platform.route(f.from, f.to).cables)
-            crosses = crosses || std::find(cables.begin(), cables.end(), c) != cables.end();
-    if (crosses) wake(*run);
+    auto crosses = [&] {
+      for (const FlowStep& s : run->steps)
+        for (const FlowGroup& g : s.groups)
+          for (const Flow& f : g.flows)
+            for (int c : platform.route(f.from, f.to).cables)
+              if (std::find(cables.begin(), cables.end(), c) != cables.end()) return true;
+      return false;
+    };
+    if (crosses()) wake(*run);
   }
 }
 

@@ -18,8 +18,9 @@
 // - wake_routes_over(): a link, NIC or switch repaired (routes that went around it come back); wake_gpus(): a
 //   straggler's GPUs.
 // A job whose iteration flows cross no shared link runs alone on its cables: its pace depends only on its own flows,
-// routes and compute, and a measurement is reused for the same signature (`paces`); likewise the duration of any
-// step that crosses no shared link (`step_times`: a 2,048-GPU job's tensor-parallel all-reduces inside its nodes).
+// routes and compute, and a measurement is reused for the same signature (`paces`); likewise the duration of each
+// part of a step that crosses no shared link, or of any step while no other attempt crosses one (`step_times`,
+// job.hpp: a 2,048-GPU job's tensor-parallel all-reduces inside its nodes, a lone job's rings per rail).
 #pragma once
 
 #include <cstdint>
@@ -64,8 +65,14 @@ struct World {
   std::vector<double> link_load;                 // by directional link (2 x cable + reverse): nominal bytes/s
   std::vector<std::vector<JobRun*>> link_users;  // attempts whose iteration flows cross each directional link
   std::unordered_map<std::string, double> paces;  // iteration time of lone jobs by signature (job.cpp)
-  std::unordered_map<std::string, double> step_times;  // duration of steps that cross no shared link, by signature
-  long long step_reuses = 0;
+  struct PartTime {
+    double time = 0;            // from the step's start to the part's end, its groups' latencies included
+    std::vector<double> rates;  // its flows' average rates (bytes/s), groups and flows in order
+  };
+  std::unordered_map<std::string, PartTime> step_times;  // a step part's measurement by signature (job.hpp)
+  long long step_reuses = 0;  // step parts timed from `step_times` instead of SimGrid
+  int sharing = 0;            // attempts in link_users with at least one shared link
+  std::vector<char> shared_cable;  // by cable: between two switches (compile_footprint(), made once)
   std::uint32_t mark_stamp = 0;                   // scratch for set_nominal(): each job checked once per change
   FlowCensus flows;  // the jobs' collective and checkpoint flows in flight (RunStats)
 

@@ -498,6 +498,33 @@ std::vector<CommPlanner::Option> CommPlanner::options(Collective c, const std::v
 
 CommGroup CommPlanner::plan(Collective c, std::vector<int> gpus, Bytes size, int calls, int root,
                             std::optional<std::pair<Algorithm, Protocol>> force) const {
+  std::string key;
+  auto put = [&key](const auto& v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
+  put(c);
+  put(size.value);
+  put(calls);
+  put(root);
+  put(force.has_value());
+  if (force) {
+    put(force->first);
+    put(force->second);
+  }
+  key.append(reinterpret_cast<const char*>(gpus.data()), gpus.size() * sizeof(int));
+  if (auto it = plans_.find(key); it != plans_.end()) return it->second;
+  CommGroup g = plan_anew(c, std::move(gpus), size, calls, root, force);
+  std::size_t bytes = 2 * key.size() + sizeof(CommGroup);
+  for (const CommPhase& phase : g.phases) bytes += phase.size() * sizeof(Transfer);
+  if (plans_bytes_ + bytes > kPlansBytes) {
+    plans_.clear();
+    plans_bytes_ = 0;
+  }
+  plans_bytes_ += bytes;
+  plans_.emplace(std::move(key), g);
+  return g;
+}
+
+CommGroup CommPlanner::plan_anew(Collective c, std::vector<int> gpus, Bytes size, int calls, int root,
+                                 std::optional<std::pair<Algorithm, Protocol>> force) const {
   CommGroup g;
   g.collective = c;
   g.bytes = size * calls;

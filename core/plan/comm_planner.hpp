@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -49,6 +50,8 @@ class CommPlanner {
   // Plans `calls` calls of `size` bytes each: the fastest option (ties to the earlier), or `force` if given and
   // possible (else the fastest). The group's bytes are size x calls. Without any option the group has no phases: it
   // moves nothing (fewer than two distinct GPUs) or cannot run under these constants (require_planned() refuses it).
+  // Plans are kept by their arguments (about kPlansBytes of them, then it starts over): a job restarted on a placement
+  // that differs by a node plans again only the groups that node is in.
   CommGroup plan(Collective c, std::vector<int> gpus, Bytes size, int calls = 1, int root = 0,
                  std::optional<std::pair<Algorithm, Protocol>> force = std::nullopt) const;
 
@@ -82,7 +85,11 @@ class CommPlanner {
   std::optional<Built> build(Collective c, Algorithm a, const std::vector<int>& gpus, int root) const;
   std::optional<std::pair<Option, std::vector<double>>> evaluate(const Built& b, Protocol p, Bytes size) const;
 
+  CommGroup plan_anew(Collective c, std::vector<int> gpus, Bytes size, int calls, int root,
+                      std::optional<std::pair<Algorithm, Protocol>> force) const;
+
   static constexpr std::size_t kRouteCacheEntries = std::size_t{1} << 23;  // segment ids and entries
+  static constexpr std::size_t kPlansBytes = std::size_t{64} << 20;
 
   const Topology& topo_;
   CommConstants k_;
@@ -100,6 +107,8 @@ class CommPlanner {
   mutable std::vector<double> mass_;  // by vertex: route() scratch
   mutable std::vector<NextHop> next_hops_;
   mutable std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> next_hops_of_;  // (v, root): range
+  mutable std::unordered_map<std::string, CommGroup> plans_;  // plan() by its arguments, as bytes
+  mutable std::size_t plans_bytes_ = 0;                        // their keys' and transfers' bytes
 };
 
 // The global GPU index of a GPU vertex and back.

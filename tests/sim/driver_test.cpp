@@ -90,20 +90,39 @@ TEST_CASE("sim: with fast-forward the cost grows with events, not iterations", "
   CHECK(long_run == short_run);
 }
 
-TEST_CASE("sim: a step alone on its cables is timed once and reused, and reuse does not move the end", "[sim]") {
-  // 16 GPUs on two nodes of different leaf groups: the tensor-parallel all-reduce stays inside each node (alone on its
-  // NVLinks, reused), the data-parallel one crosses the spines (simulated every time it is measured).
+TEST_CASE("sim: a step alone on its cables is timed once per part and reused, and reuse does not move the end",
+          "[sim]") {
+  // 16 GPUs on two nodes of different leaf groups, the only job: the tensor-parallel all-reduce stays inside each node
+  // (two parts, one per node, of the same signature), the data-parallel one crosses the spines in eight rings, one per
+  // rail, that share no link (eight parts of the same signature). The first measured iteration runs one part of each
+  // signature in SimGrid and takes the 1 + 7 others' times from them; the second one runs nothing.
   Scenario s = sim_scenario(make_rail_optimized(fabric(2, 8, 1)), {llama8b("dp", Parallelism{8, 1, 2}, 3000, 0)});
   s.sim.fast_forward = true;
-  s.sim.measure_iterations = 2;  // the second measured iteration reuses the first one's tensor-parallel step
+  s.sim.measure_iterations = 2;
   const auto fast = simulate(s);
   s.sim.fast_forward = false;
   const auto exact = simulate(s);
-  CHECK(fast["step_reuses"].get<long long>() > 0);
+  CHECK(fast["step_reuses"].get<long long>() == 8 + 10);
   CHECK(exact["step_reuses"].get<long long>() == 0);
   const double a = fast["jobs"][0]["end"].get<double>(), b = exact["jobs"][0]["end"].get<double>();
   INFO("end " << a << " s with reuse and fast-forward, " << b << " s iteration by iteration");
   CHECK(std::abs(a - b) <= 1e-6 * b);
+}
+
+TEST_CASE("sim: a step crossing a link that is down is never timed from a measurement", "[sim]") {
+  // The job's first attempt measures its steps; n0 crashes at 100 s and is back at 200 s, the job restarts on the same
+  // GPUs, and n1's rail-3 NIC cable goes down at 250 s, while the restart starts up (no flow to strike yet). The second
+  // attempt's flows over the cable fail as they would without a measurement to reuse: a part with a link down has a
+  // signature of its own.
+  Scenario s = sim_scenario(make_rail_optimized(fabric(2, 8, 1)), {llama8b("dp", Parallelism{8, 1, 2}, 400, 50)},
+                            {fault(FaultKind::NodeCrash, 100, "n0", 100),
+                             fault(FaultKind::LinkDown, 250, "n1/gpu3~leaf-g1-r3", 1000)});
+  auto r = simulate(s);
+  INFO(r["decisions"].dump(1));
+  const auto& job = r["jobs"][0];
+  CHECK(job["state"] == "completed");
+  REQUIRE(job["failures"].size() >= 2);
+  CHECK(job["failures"][1]["cause"] == "link n1/gpu3~leaf-g1-r3 went down");
 }
 
 TEST_CASE("sim: a link going down under a job stalls it, and the controller restarts it", "[sim]") {

@@ -102,6 +102,47 @@ TEST_CASE("sim: a reservation leaves flows the rest of a link, at least a pair's
   CHECK(j["none"].get<double>() == 1.0);
 }
 
+TEST_CASE("sim: reservations made together leave each bonded link what they leave made one after the other",
+          "[sim]") {
+  Topology topo = make_rail_optimized(tt::testing::fabric(8, 8, 4));
+  auto j = nlohmann::json::parse(sim::run_isolated([&] {
+    sim::Session session(topo);
+    sim::Platform& p = session.platform();
+    // The leaf-to-spine hops of routes from GPU 0 (rail 0, group 0) to the rail-0 GPUs of group 1: members of one
+    // bond (a leaf's spine cables), a member twice where two routes hash onto it.
+    std::vector<int> links, pairs;
+    std::vector<double> bytes;
+    std::set<int> members;
+    for (int node = 4; node < 8; ++node) {
+      const sim::Route& r = p.route(p.gpu(0), p.gpu(node * 8));
+      const int cable = r.cables.at(1);
+      members.insert(cable);
+      links.push_back(2 * cable + (r.links[1] == p.link(cable, true) ? 0 : 1));
+      bytes.push_back(1e9 * (node - 3));
+      pairs.push_back(node - 3);
+    }
+    const simgrid::s4u::Link* bond = p.route(p.gpu(0), p.gpu(32)).links.at(1);
+    nlohmann::json out;
+    out["members"] = members.size();
+    out["before"] = bond->get_bandwidth();
+    for (std::size_t i = 0; i < links.size(); ++i) p.reserve(links[i], bytes[i] / 3.0, pairs[i]);
+    out["one_by_one"] = bond->get_bandwidth();
+    for (std::size_t i = 0; i < links.size(); ++i) p.reserve(links[i], -bytes[i] / 3.0, -pairs[i]);
+    out["given_back"] = bond->get_bandwidth();
+    p.reserve(links, bytes, 3.0, pairs, +1);
+    out["together"] = bond->get_bandwidth();
+    p.reserve(links, bytes, 3.0, pairs, -1);
+    out["together_back"] = bond->get_bandwidth();
+    return out.dump();
+  }));
+  INFO(j.dump());
+  CHECK(j["members"].get<int>() >= 2);
+  CHECK(j["one_by_one"].get<double>() < j["before"].get<double>());
+  CHECK(j["together"].get<double>() == j["one_by_one"].get<double>());  // bit for bit
+  CHECK(j["given_back"].get<double>() == j["before"].get<double>());
+  CHECK(j["together_back"].get<double>() == j["before"].get<double>());
+}
+
 TEST_CASE("sim: parallel cables are one bonded link, the sum of the members that are up", "[sim]") {
   // explicit-2x2-example: leaf1 -> spine0 over two parallel 100 Gb/s cables, #a and #b.
   const Topology topo = read_topology_file(std::string(TT_SOURCE_DIR) + "/topologies/explicit-2x2-example.json");
