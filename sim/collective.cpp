@@ -15,7 +15,8 @@ namespace sg4 = simgrid::s4u;
 namespace tt::sim {
 
 Flow make_flow(const Platform& platform, sg4::Host* from, sg4::Host* to, double bytes, int phase) {
-  return Flow{from, to, bytes, &platform.route(from, to), phase, platform.flow_mailbox(from, to)};
+  const auto [route, mailbox] = platform.route_and_mailbox(from, to);
+  return Flow{from, to, bytes, route, phase, mailbox};
 }
 
 FlowGroup compile_group(const Platform& platform, const CommGroup& group) {

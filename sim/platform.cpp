@@ -66,6 +66,9 @@ struct Platform::Impl {
   std::vector<sg4::Host*> gpus;                           // by global GPU index
   std::vector<VertexId> vertex_of_point;                  // by NetPoint::id() (its index in the zone)
   std::vector<std::array<sg4::Link*, 2>> links;           // by cable: [0] source->target, [1] target->source
+  std::vector<std::array<int, 2>> link_ids;               // ... their numbers (Platform::link_count())
+  int link_count = 0;
+  std::vector<double> bandwidth;                          // by link number: its SimGrid bandwidth now
   // A leaf's cables to the spines, and parallel cables (the same two ends: explicit topologies), are bonded into one
   // SimGrid link per direction whose bandwidth is the sum of the members that are up, as the planner's even split of a
   // transfer over equal-cost paths assumes (each spine path then carries the leaf's traffic over the number of paths);
@@ -106,8 +109,8 @@ struct Platform::Impl {
 
   const Route& route_between(VertexId from, VertexId to) const { return current(from, to).route; }
 
-  // The pair's state with its route as of now.
-  const RouteState& current(VertexId from, VertexId to) const {
+  // The pair's state with its route as of now (`routes` is mutable: a lookup updates it).
+  RouteState& current(VertexId from, VertexId to) const {
     const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint64_t>(to);
     bool fresh = false;
     RouteState& st = state(from, to, fresh);
@@ -123,6 +126,7 @@ struct Platform::Impl {
       const LinkProps& props = topo.graph()[hop.edge];
       st.route.cables.push_back(props.id);
       st.route.links.push_back(links[props.id][hop.forward ? 0 : 1]);
+      st.route.link_ids.push_back(link_ids[props.id][hop.forward ? 0 : 1]);
       st.impls.push_back(st.route.links.back()->get_impl());
       st.route.latency += props.latency;
     }
@@ -191,6 +195,7 @@ struct Platform::Impl {
     const auto group = members.find(bond[cable]);
     if (group == members.end()) {
       links[cable][dir]->set_bandwidth(left_on(link));
+      bandwidth[static_cast<std::size_t>(link_ids[cable][dir])] = links[cable][dir]->get_bandwidth();
       return;
     }
     double sum = 0;
@@ -200,7 +205,9 @@ struct Platform::Impl {
         up = true;
         sum += left_on(2 * m + (flipped[m] == flipped[cable] ? dir : 1 - dir));
       }
-    if (up) links[cable][dir]->set_bandwidth(sum);  // with every member down the bond is off (set_cable)
+    if (!up) return;  // with every member down the bond is off (set_cable)
+    links[cable][dir]->set_bandwidth(sum);
+    bandwidth[static_cast<std::size_t>(link_ids[cable][dir])] = links[cable][dir]->get_bandwidth();
   }
 
   // A bond is on while one of its members is up.
@@ -255,6 +262,7 @@ Platform::Platform(const Topology& topology) : impl_(std::make_unique<Impl>(topo
     }
 
   p.links.resize(topology.edges().size());
+  p.link_ids.resize(topology.edges().size());
   p.down.assign(topology.edges().size(), 0);
   p.factor.assign(topology.edges().size(), 1.0);
   p.reserved.assign(2 * topology.edges().size(), 0.0);
@@ -288,7 +296,10 @@ Platform::Platform(const Topology& topology) : impl_(std::make_unique<Impl>(topo
     const LinkProps& props = g[topology.edges()[i]];
     const int first = p.bond[i];
     if (first != static_cast<int>(i)) {  // a bond's later member: its first member's links, in its own direction
-      for (int dir = 0; dir < 2; ++dir) p.links[i][dir] = p.links[first][p.flipped[i] ? 1 - dir : dir];
+      for (int dir = 0; dir < 2; ++dir) {
+        p.links[i][dir] = p.links[first][p.flipped[i] ? 1 - dir : dir];
+        p.link_ids[i][dir] = p.link_ids[first][p.flipped[i] ? 1 - dir : dir];
+      }
       continue;
     }
     double bandwidth = props.bandwidth.value;
@@ -296,8 +307,11 @@ Platform::Platform(const Topology& topology) : impl_(std::make_unique<Impl>(topo
       bandwidth = 0;
       for (int c : m->second) bandwidth += topology.link(c).bandwidth.value;
     }
-    for (int dir = 0; dir < 2; ++dir)
+    for (int dir = 0; dir < 2; ++dir) {
       p.links[i][dir] = zone->create_link(props.name + (dir == 0 ? ">" : "<"), bandwidth)->seal();
+      p.link_ids[i][dir] = p.link_count++;
+      p.bandwidth.push_back(p.links[i][dir]->get_bandwidth());
+    }
   }
   p.mgmt = zone->create_host("(mgmt)", 1e9);
   zone->seal();
@@ -318,6 +332,12 @@ sg4::Host* Platform::mgmt() const { return impl_->mgmt; }
 
 const Route& Platform::route(const sg4::Host* from, const sg4::Host* to) const {
   return impl_->route_between(impl_->vertex(from), impl_->vertex(to));
+}
+
+std::pair<const Route*, sg4::Mailbox*> Platform::route_and_mailbox(const sg4::Host* from, const sg4::Host* to) const {
+  auto& st = impl_->current(impl_->vertex(from), impl_->vertex(to));
+  if (!st.mailbox) st.mailbox = sg4::Mailbox::by_name("flow:" + from->get_name() + ">" + to->get_name());
+  return {&st.route, st.mailbox};
 }
 
 sg4::Mailbox* Platform::flow_mailbox(const sg4::Host* from, const sg4::Host* to) const {
@@ -372,6 +392,8 @@ void Platform::set_bandwidth_factor(int cable, double factor) {
 std::uint64_t Platform::generation() const { return impl_->generation; }
 
 sg4::Link* Platform::link(int cable, bool forward) const { return impl_->links.at(cable)[forward ? 0 : 1]; }
+int Platform::link_count() const { return impl_->link_count; }
+double Platform::bandwidth(int link_id) const { return impl_->bandwidth[static_cast<std::size_t>(link_id)]; }
 
 std::vector<int> Platform::node_cables(int node) const {
   const Topology& t = impl_->topo;

@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/model/units.hpp"
@@ -42,6 +43,7 @@ std::map<std::string, std::string> pin_network_model();
 
 struct Route {
   std::vector<simgrid::s4u::Link*> links;  // in order, each in the direction crossed
+  std::vector<int> link_ids;               // ... each link's index, below Platform::link_count()
   std::vector<int> cables;                 // the topology edge (index in Topology::edges()) of each hop
   Seconds latency;                         // sum of the cables' latencies
 };
@@ -64,6 +66,9 @@ class Platform {
   const Route& route(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to) const;
   // The mailbox where the flows of the pair meet (sim/collective.hpp), made once.
   simgrid::s4u::Mailbox* flow_mailbox(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to) const;
+  // Both, with one lookup of the pair.
+  std::pair<const Route*, simgrid::s4u::Mailbox*> route_and_mailbox(const simgrid::s4u::Host* from,
+                                                                    const simgrid::s4u::Host* to) const;
 
   // Fault injection (call from an actor). Downs nest: a cable is up again when every cable_down() was matched by a
   // cable_up(). A down cable turns off both of its links; flows crossing it fail.
@@ -87,6 +92,10 @@ class Platform {
   // forward: source(edge) -> target(edge). Parallel cables (the same two ends) share one bonded link per direction,
   // whose bandwidth is the sum of the members that are up.
   simgrid::s4u::Link* link(int cable, bool forward) const;
+  // SimGrid links are numbered 0 .. link_count() - 1 (Route::link_ids): a bond's members share their links' numbers.
+  int link_count() const;
+  // The bandwidth of the link numbered `link_id` now: its SimGrid link's, kept beside it (bytes/s).
+  double bandwidth(int link_id) const;
   // Cables attached to the node's GPUs (NVLink and NIC cables): a crashed node takes them down with it.
   std::vector<int> node_cables(int node) const;
 

@@ -73,6 +73,7 @@ struct World {
   long long step_reuses = 0;  // step parts timed from `step_times` instead of SimGrid
   int sharing = 0;            // attempts in link_users with at least one shared link
   std::vector<char> shared_cable;  // by cable: between two switches (compile_footprint(), made once)
+  std::vector<int> link_scratch;   // by link number (Platform::link_count()): -1 between uses (job.cpp)
   std::uint32_t mark_stamp = 0;                   // scratch for set_nominal(): each job checked once per change
   FlowCensus flows;  // the jobs' collective and checkpoint flows in flight (RunStats)
 
