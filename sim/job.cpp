@@ -55,31 +55,6 @@ struct Stalled {
   std::string cause;
 };
 
-// Numbers links in order of first appearance (signatures), over World::link_scratch, which it leaves all -1.
-class Renamer {
- public:
-  explicit Renamer(World& w) : slot_(w.link_scratch) {
-    if (slot_.empty()) slot_.assign(static_cast<std::size_t>(w.platform.link_count()), -1);
-  }
-  ~Renamer() {
-    for (int l : touched_) slot_[static_cast<std::size_t>(l)] = -1;
-  }
-  Renamer(const Renamer&) = delete;
-  Renamer& operator=(const Renamer&) = delete;
-  // The link's number and whether this is its first appearance.
-  std::pair<int, bool> id(int link) {
-    int& s = slot_[static_cast<std::size_t>(link)];
-    if (s >= 0) return {s, false};
-    touched_.push_back(link);
-    s = static_cast<int>(touched_.size()) - 1;
-    return {s, true};
-  }
-
- private:
-  std::vector<int>& slot_;
-  std::vector<int> touched_;
-};
-
 class JobActor {
  public:
   JobActor(World& w, JobRun& r) : w_(w), r_(r), l_(r.launch) {}
@@ -288,7 +263,7 @@ class JobActor {
     Renamer ids(w_);
     for (const FlowStep& step : r_.steps) {
       put(s, step.groups.size());
-      for (const FlowGroup& g : step.groups) put_group(s, g, ids);
+      for (const FlowGroup& g : step.groups) put_group(s, w_.platform, g, ids);
     }
     return s;
   }
@@ -296,28 +271,6 @@ class JobActor {
   template <class T>
   static void put(std::string& s, T v) {
     s.append(reinterpret_cast<const char*>(&v), sizeof v);
-  }
-
-  // A group's flows as bytes: their sizes, phases and routes, links renamed in order of appearance (`ids`), with their
-  // bandwidth and state, and the group's latency. `fresh`: the flows' routes were just looked up (Flow::route then
-  // holds the route now).
-  void put_group(std::string& s, const FlowGroup& g, Renamer& ids, bool fresh = false) const {
-    put(s, g.phases);
-    put(s, g.latency.value);
-    put(s, g.flows.size());
-    for (const Flow& f : g.flows) {
-      put(s, f.bytes);
-      put(s, f.phase);
-      const Route& route = fresh ? *f.route : w_.platform.route(f.from, f.to);
-      put(s, route.links.size());
-      for (std::size_t h = 0; h < route.links.size(); ++h) {
-        const auto [id, first] = ids.id(route.link_ids[h]);
-        put(s, id);
-        if (!first) continue;  // its bandwidth and state are those of its first appearance
-        put(s, w_.platform.bandwidth(route.link_ids[h]));
-        put(s, route.links[h]->is_on());  // a flow over a link that is down fails: never the time of one that ran
-      }
-    }
   }
 
   // The step's flows' rates summed on each shared link of the job: its peak there (JobRun::peak); and the step's
@@ -367,63 +320,13 @@ class JobActor {
     }
   }
 
-  // The step's groups split into parts that share no SimGrid link (union-find over the links of their flows' routes
-  // now), each with its signature: put_group() of its groups alone.
-  void make_parts(std::size_t i) {
-    JobRun::StepParts& p = r_.step_parts[i];
-    const FlowStep& step = r_.steps[i];
-    std::vector<std::size_t> parent(step.groups.size());
-    for (std::size_t g = 0; g < parent.size(); ++g) parent[g] = g;
-    auto find = [&](std::size_t g) {
-      while (parent[g] != g) g = parent[g] = parent[parent[g]];
-      return g;
-    };
-    // The flows' routes: as made while no cable changed state since, else looked up (which updates Flow::route).
-    const bool current = r_.routes_generation == w_.platform.generation();
-    {
-      Renamer owner(w_);  // by link: the first group whose flows cross it, as its first-appearance number
-      std::vector<std::size_t> group_of;
-      for (std::size_t g = 0; g < step.groups.size(); ++g)
-        for (const Flow& f : step.groups[g].flows)
-          for (int link : (current ? *f.route : w_.platform.route(f.from, f.to)).link_ids) {
-            const auto [id, first] = owner.id(link);
-            if (first) {
-              group_of.push_back(g);
-              continue;
-            }
-            const std::size_t a = find(g), b = find(group_of[static_cast<std::size_t>(id)]);
-            if (a != b) parent[std::max(a, b)] = std::min(a, b);  // a part is named by its first group
-          }
-    }
-    std::vector<std::size_t> part_of(step.groups.size());
-    p.groups.clear();
-    for (std::size_t g = 0; g < step.groups.size(); ++g) {
-      const std::size_t root = find(g);
-      if (root == g) {
-        part_of[g] = p.groups.size();
-        p.groups.emplace_back();
-      } else {
-        part_of[g] = part_of[root];
-      }
-      p.groups[part_of[g]].push_back(g);
-    }
-    p.signature.assign(p.groups.size(), {});
-    for (std::size_t c = 0; c < p.groups.size(); ++c) {
-      Renamer ids(w_);
-      put(p.signature[c], p.groups[c].size());
-      for (std::size_t g : p.groups[c]) put_group(p.signature[c], step.groups[g], ids, /*fresh=*/true);
-    }
-    p.made = true;
-    p.generation = w_.platform.generation();
-  }
-
   // Runs step i part by part: the parts whose signature was measured take that measurement; one part of each other
   // signature runs in SimGrid (all at once, as one step). The step ends with its slowest part.
   void run_parts(std::size_t i) {
     // A lone step's routes and bandwidths are its own: its parts hold until a cable changes state. Otherwise
     // bandwidths also follow faults that degrade cables: made at each use.
     if (!r_.step_parts[i].made || !r_.step_lone[i] || r_.step_parts[i].generation != w_.platform.generation())
-      make_parts(i);
+      make_parts(w_, r_, i);
     const JobRun::StepParts& p = r_.step_parts[i];
     const FlowStep& step = r_.steps[i];
     const double t0 = now();

@@ -104,6 +104,30 @@ void kill_job(World& world, JobRun& run);
 void request_checkpoint(JobRun& run);
 // Fills the run's hosts, steps, lone steps, shared-link footprint and checkpoint flows from its launch.
 void compile_footprint(World& world, JobRun& run);
+
+// Numbers links in order of first appearance (signatures: links renamed), over World::link_scratch, which it leaves
+// all -1. One at a time per World.
+class Renamer {
+ public:
+  explicit Renamer(World& w);
+  ~Renamer();
+  Renamer(const Renamer&) = delete;
+  Renamer& operator=(const Renamer&) = delete;
+  // The link's number (Platform::link_count() range) renamed, and whether this is its first appearance.
+  std::pair<int, bool> id(int link);
+
+ private:
+  std::vector<int>& slot_;
+  std::vector<int> touched_;
+};
+// Appends a group's flows as bytes to a signature: their sizes, phases and routes, links renamed in order of
+// appearance (`ids`), with their bandwidth and state, and the group's latency. `fresh`: the flows' routes were just
+// looked up (Flow::route then holds the route now).
+void put_group(std::string& signature, const Platform& platform, const FlowGroup& group, Renamer& ids,
+               bool fresh = false);
+// Splits step `step` of the run into parts that share no SimGrid link (JobRun::StepParts), each with its signature
+// (put_group() of its groups alone, links renamed per part) (job_parts.cpp).
+void make_parts(World& world, JobRun& run, std::size_t step);
 // Gives back the attempt's fast-forward load, if it has one.
 void stop_load(World& world, JobRun& run);
 // Iterations completed by now, the fast-forward in progress included.
