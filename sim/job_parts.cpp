@@ -46,7 +46,7 @@ void put_group(std::string& s, const Platform& platform, const FlowGroup& g, Ren
       put(s, id);
       if (!first) continue;  // its bandwidth and state are those of its first appearance
       put(s, platform.bandwidth(route.link_ids[h]));
-      put(s, route.links[h]->is_on());  // a flow over a link that is down fails: never the time of one that ran
+      put(s, platform.link_is_on(route.link_ids[h]));  // a flow over a link that is down fails: never a time that ran
     }
   }
 }

@@ -69,6 +69,7 @@ struct Platform::Impl {
   std::vector<std::array<int, 2>> link_ids;               // ... their numbers (Platform::link_count())
   int link_count = 0;
   std::vector<double> bandwidth;                          // by link number: its SimGrid bandwidth now
+  std::vector<char> link_on;                              // ... and whether it is on
   // A leaf's cables to the spines, and parallel cables (the same two ends: explicit topologies), are bonded into one
   // SimGrid link per direction whose bandwidth is the sum of the members that are up, as the planner's even split of a
   // transfer over equal-cost paths assumes (each spine path then carries the leaf's traffic over the number of paths);
@@ -221,6 +222,7 @@ struct Platform::Impl {
       else
         l->turn_off();
     }
+    for (int id : link_ids[cable]) link_on[static_cast<std::size_t>(id)] = on;
     if (group != members.end() && on) {
       apply(2 * cable);
       apply(2 * cable + 1);
@@ -311,6 +313,7 @@ Platform::Platform(const Topology& topology) : impl_(std::make_unique<Impl>(topo
       p.links[i][dir] = zone->create_link(props.name + (dir == 0 ? ">" : "<"), bandwidth)->seal();
       p.link_ids[i][dir] = p.link_count++;
       p.bandwidth.push_back(p.links[i][dir]->get_bandwidth());
+      p.link_on.push_back(1);
     }
   }
   p.mgmt = zone->create_host("(mgmt)", 1e9);
@@ -394,6 +397,7 @@ std::uint64_t Platform::generation() const { return impl_->generation; }
 sg4::Link* Platform::link(int cable, bool forward) const { return impl_->links.at(cable)[forward ? 0 : 1]; }
 int Platform::link_count() const { return impl_->link_count; }
 double Platform::bandwidth(int link_id) const { return impl_->bandwidth[static_cast<std::size_t>(link_id)]; }
+bool Platform::link_is_on(int link_id) const { return impl_->link_on[static_cast<std::size_t>(link_id)] != 0; }
 
 std::vector<int> Platform::node_cables(int node) const {
   const Topology& t = impl_->topo;

@@ -94,8 +94,9 @@ class Platform {
   simgrid::s4u::Link* link(int cable, bool forward) const;
   // SimGrid links are numbered 0 .. link_count() - 1 (Route::link_ids): a bond's members share their links' numbers.
   int link_count() const;
-  // The bandwidth of the link numbered `link_id` now: its SimGrid link's, kept beside it (bytes/s).
+  // The bandwidth of the link numbered `link_id` now and whether it is on: its SimGrid link's, kept beside it.
   double bandwidth(int link_id) const;
+  bool link_is_on(int link_id) const;
   // Cables attached to the node's GPUs (NVLink and NIC cables): a crashed node takes them down with it.
   std::vector<int> node_cables(int node) const;
 
