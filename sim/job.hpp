@@ -50,8 +50,8 @@ struct JobRun {
   std::uint64_t signature_generation = 0;  // ... and compute time
   double signature_compute = 0;
   std::vector<char> step_lone;             // by step: its flows cross no shared link (job.cpp reuses its time)
-  // By step: its groups split into parts that share no link, each with its signature (job.cpp), made once for a lone
-  // step, at each use for one that crosses shared links.
+  // By step: its groups split into parts that share no link, each with its signature (job_parts.cpp), made once for a
+  // lone step, at each use for one that crosses shared links.
   struct StepParts {
     bool made = false;
     std::uint64_t generation = 0;                  // the platform's when made

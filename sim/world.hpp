@@ -20,7 +20,7 @@
 // A job whose iteration flows cross no shared link runs alone on its cables: its pace depends only on its own flows,
 // routes and compute, and a measurement is reused for the same signature (`paces`); likewise the duration of each
 // part of a step that crosses no shared link, or of any step while no other attempt crosses one (`step_times`,
-// job.hpp: a 2,048-GPU job's tensor-parallel all-reduces inside its nodes, a lone job's rings per rail).
+// job.hpp: a 2,048-GPU job's tensor-parallel all-reduces inside its nodes; alone on the fabric, its rings per rail).
 #pragma once
 
 #include <cstdint>
