@@ -330,12 +330,16 @@ class JobActor {
     const JobRun::StepParts& p = r_.step_parts[i];
     const FlowStep& step = r_.steps[i];
     const double t0 = now();
-    std::vector<std::size_t> todo;  // the first part of each signature not measured yet
-    {
-      std::unordered_map<std::string_view, char> seen;
-      for (std::size_t c = 0; c < p.groups.size(); ++c)
-        if (!w_.step_times.count(p.signature[c]) && seen.emplace(p.signature[c], 0).second) todo.push_back(c);
-    }
+    // Each part's measurement: found, or made below by the first part of its signature in `todo`.
+    std::vector<const World::PartTime*> time(p.groups.size(), nullptr);
+    std::vector<std::size_t> todo;
+    std::unordered_map<std::string_view, std::size_t> pending;  // signature: its part in `todo`
+    for (std::size_t c = 0; c < p.groups.size(); ++c)
+      if (auto it = w_.step_times.find(p.signature[c]); it != w_.step_times.end()) {
+        time[c] = &it->second;
+      } else if (pending.emplace(p.signature[c], c).second) {
+        todo.push_back(c);
+      }
     w_.step_reuses += static_cast<long long>(p.groups.size() - todo.size());
     if (!todo.empty()) {
       FlowStep sub{step.label, {}};
@@ -353,12 +357,13 @@ class JobActor {
                          rates.begin() + static_cast<std::ptrdiff_t>(flow + n));
           flow += n;
         }
-        w_.step_times.emplace(p.signature[c], std::move(t));
+        time[c] = &w_.step_times.emplace(p.signature[c], std::move(t)).first->second;  // nodes never move
       }
+      for (std::size_t c = 0; c < p.groups.size(); ++c)
+        if (!time[c]) time[c] = time[pending.at(p.signature[c])];
     }
     double slowest = 0;
-    for (std::size_t c = 0; c < p.groups.size(); ++c)
-      slowest = std::max(slowest, w_.step_times.at(p.signature[c]).time);
+    for (const World::PartTime* t : time) slowest = std::max(slowest, t->time);
     if (now() < t0 + slowest && wait_until(t0 + slowest, false) == Wake::Fault) throw Stalled{*r_.fault};
     if (r_.step_lone[i] || r_.links.empty()) return;
     // The rates its flows had, for the drift rule's peaks (world.hpp).
@@ -366,7 +371,7 @@ class JobActor {
     for (std::size_t g = 0; g < step.groups.size(); ++g) first[g + 1] = first[g] + step.groups[g].flows.size();
     std::vector<double> rates(first.back(), 0);
     for (std::size_t c = 0; c < p.groups.size(); ++c) {
-      const std::vector<double>& measured = w_.step_times.at(p.signature[c]).rates;
+      const std::vector<double>& measured = time[c]->rates;
       std::size_t k = 0;
       for (std::size_t g : p.groups[c])
         for (std::size_t f = first[g]; f < first[g + 1]; ++f) rates[f] = measured[k++];

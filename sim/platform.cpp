@@ -343,13 +343,6 @@ std::pair<const Route*, sg4::Mailbox*> Platform::route_and_mailbox(const sg4::Ho
   return {&st.route, st.mailbox};
 }
 
-sg4::Mailbox* Platform::flow_mailbox(const sg4::Host* from, const sg4::Host* to) const {
-  bool fresh = false;
-  auto& st = impl_->state(impl_->vertex(from), impl_->vertex(to), fresh);
-  if (!st.mailbox) st.mailbox = sg4::Mailbox::by_name("flow:" + from->get_name() + ">" + to->get_name());
-  return st.mailbox;
-}
-
 void Platform::cable_down(int cable) {
   if (impl_->down.at(cable)++ > 0) return;
   impl_->set_cable(cable, false);

@@ -64,9 +64,7 @@ class Platform {
   // The route SimGrid uses now from one GPU/storage host to another. The object for a pair lives as long as the
   // Platform; its content changes when cables go down or up (an equal-hop path avoiding down cables, if any).
   const Route& route(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to) const;
-  // The mailbox where the flows of the pair meet (sim/collective.hpp), made once.
-  simgrid::s4u::Mailbox* flow_mailbox(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to) const;
-  // Both, with one lookup of the pair.
+  // route(), and the mailbox where the flows of the pair meet (sim/collective.hpp), made once: one lookup of the pair.
   std::pair<const Route*, simgrid::s4u::Mailbox*> route_and_mailbox(const simgrid::s4u::Host* from,
                                                                     const simgrid::s4u::Host* to) const;
 
