@@ -123,6 +123,10 @@ struct Platform::Impl {
     auto [path, preferred] = choose(from, to, key);
     st.route = Route{};
     st.impls.clear();
+    st.route.cables.reserve(path.size());
+    st.route.links.reserve(path.size());
+    st.route.link_ids.reserve(path.size());
+    st.impls.reserve(path.size());
     for (const Hop& hop : path) {
       const LinkProps& props = topo.graph()[hop.edge];
       st.route.cables.push_back(props.id);
@@ -148,6 +152,7 @@ struct Platform::Impl {
     for (std::uint64_t attempt = 0; attempt < 16; ++attempt) {
       Path p = topo.ecmp_path(from, to, spread(key + attempt * 0x9e3779b97f4a7c15ULL));
       const bool up = std::all_of(p.begin(), p.end(), [&](const Hop& h) { return down[topo.graph()[h.edge].id] == 0; });
+      if (up && !first) return {std::move(p), true};  // the first choice is up (the common case: no copy kept)
       if (!first) first = p;
       if (up) {
         const bool preferred = p == *first;

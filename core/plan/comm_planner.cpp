@@ -86,39 +86,34 @@ const CommPlanner::Route& CommPlanner::route(int from, int to) const {
   const auto& g = topo_.graph();
   const VertexId src = gpu_vertex(topo_, from), dst = gpu_vertex(topo_, to);
   const bool same_node = from / topo_.gpus_per_node() == to / topo_.gpus_per_node();
-  const Topology::HopDistances hops = topo_.hops_to(dst);
+  const Toward& toward = toward_gpu(to, dst);
+  const Topology::HopDistances& hops = toward.hops;
   auto dist = [&](VertexId v) { return hops[v] == Topology::kUnreachable ? -1 : static_cast<int>(hops[v]); };
   Route r;
   Segment seg;  // since `start`, for a unit of mass there
   VertexId start = src;
   // The frontier at each distance, in ascending vertex order (the order the fractions are summed in); `mass_` holds
-  // the mass reaching each vertex of the next one.
+  // the mass reaching each vertex of the next one. The vectors are the planner's scratch, kept between calls.
   mass_.resize(boost::num_vertices(g), 0.0);
-  std::vector<VertexId> frontier{src}, next;
-  std::vector<double> frontier_mass{1.0};
-  std::vector<std::pair<VertexId, int>> ties;  // next vertex, link direction
-  std::vector<std::pair<VertexId, std::size_t>> cuts;  // cut vertices walked through, with r's size there
+  Scratch& w = scratch_;
+  std::vector<VertexId>& frontier = w.frontier;
+  std::vector<VertexId>& next = w.next;
+  std::vector<double>& frontier_mass = w.frontier_mass;
+  std::vector<std::pair<VertexId, int>>& ties = w.ties;             // next vertex, link direction
+  std::vector<std::pair<VertexId, std::size_t>>& cuts = w.cuts;     // cut vertices walked through, with r's size there
+  std::vector<std::pair<std::uint32_t, std::uint32_t>>& lists = w.lists;  // ranges of next_hops_
+  std::vector<NextHop>& merged = w.merged;
+  frontier.assign(1, src);
+  frontier_mass.assign(1, 1.0);
+  cuts.clear();
   // The destination's distances are 1 + the least of its neighbours' (the storage target aside, which is never a
   // GPU's neighbour in a generated topology): a vertex at distance d >= 2 has a neighbour at d - 1 exactly when that
   // neighbour is one hop nearer to one of the destination's neighbours whose distance is least at the vertex (hop
   // distances of adjacent vertices differ by at most one). So the ties at such a vertex are the union of its cached
   // next hops toward those neighbours, in the order of its links: the same ties, in the same order, as a scan of its
   // links.
-  struct Via {
-    VertexId root;
-    Topology::HopDistances hops;
-  };
-  std::vector<Via> via;
-  bool by_next_hops = true;  // else by scanning every link (a destination next to the storage target, or to many)
-  for (auto [e, end] = boost::out_edges(dst, g); e != end && by_next_hops; ++e) {
-    const VertexId u = boost::target(*e, g);
-    if (std::any_of(via.begin(), via.end(), [&](const Via& w) { return w.root == u; })) continue;  // parallel links
-    by_next_hops = g[u].kind != VertexKind::Storage && via.size() < 4;
-    if (by_next_hops) via.push_back({u, topo_.hops_to(u)});
-  }
-  by_next_hops = by_next_hops && !via.empty();
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> lists;  // ranges of next_hops_
-  std::vector<NextHop> merged;
+  const std::vector<Via>& via = toward.via;
+  const bool by_next_hops = toward.by_next_hops;
   for (int d = dist(src); d > 0; --d) {
     next.clear();
     for (std::size_t i = 0; i < frontier.size(); ++i) {
@@ -128,9 +123,9 @@ const CommPlanner::Route& CommPlanner::route(int from, int to) const {
       if (by_next_hops && d >= 2) {
         lists.clear();
         std::uint16_t least = Topology::kUnreachable;
-        for (const Via& w : via) least = std::min(least, w.hops[v]);
-        for (const Via& w : via)
-          if (w.hops[v] == least) lists.push_back(next_hops(v, w.root, w.hops));
+        for (const Via& x : via) least = std::min(least, x.hops[v]);
+        for (const Via& x : via)
+          if (x.hops[v] == least) lists.push_back(next_hops(v, x.root, x.hops));
         const NextHop* first = next_hops_.data() + lists[0].first;
         const NextHop* last = next_hops_.data() + lists[0].second;
         if (lists.size() > 1) {  // merged by link position, each link once
@@ -206,6 +201,25 @@ const CommPlanner::Route& CommPlanner::route(int from, int to) const {
   routes_.push_back(std::move(r));
   slot = static_cast<std::uint32_t>(routes_.size());
   return routes_.back();
+}
+
+const CommPlanner::Toward& CommPlanner::toward_gpu(int to, VertexId dst) const {
+  if (toward_.empty()) toward_.resize(static_cast<std::size_t>(topo_.total_gpus()));
+  std::optional<Toward>& slot = toward_[static_cast<std::size_t>(to)];
+  if (slot) return *slot;
+  const auto& g = topo_.graph();
+  Toward t;
+  t.hops = topo_.hops_to(dst);
+  bool by_next_hops = true;  // else by scanning every link (a destination next to the storage target, or to many)
+  for (auto [e, end] = boost::out_edges(dst, g); e != end && by_next_hops; ++e) {
+    const VertexId u = boost::target(*e, g);
+    if (std::any_of(t.via.begin(), t.via.end(), [&](const Via& x) { return x.root == u; })) continue;  // parallel
+    by_next_hops = g[u].kind != VertexKind::Storage && t.via.size() < 4;
+    if (by_next_hops) t.via.push_back({u, topo_.hops_to(u)});
+  }
+  t.by_next_hops = by_next_hops && !t.via.empty();
+  slot = std::move(t);
+  return *slot;
 }
 
 std::pair<std::uint32_t, std::uint32_t> CommPlanner::next_hops(

@@ -82,6 +82,27 @@ class CommPlanner {
   };
   std::pair<std::uint32_t, std::uint32_t> next_hops(VertexId v, VertexId root,  // a range of next_hops_
                                                     const Topology::HopDistances& hops) const;
+  // What route() reads about a destination GPU, once per planner: its hop distances and, when it has few neighbours
+  // and none is the storage target, theirs (the ties at a vertex are the union of its next hops toward the nearest).
+  struct Via {
+    VertexId root;
+    Topology::HopDistances hops;
+  };
+  struct Toward {
+    Topology::HopDistances hops;
+    std::vector<Via> via;
+    bool by_next_hops = false;
+  };
+  const Toward& toward_gpu(int to, VertexId dst) const;
+  // route()'s working vectors, kept between calls (route() is called ~10^5 times per large plan).
+  struct Scratch {
+    std::vector<VertexId> frontier, next;
+    std::vector<double> frontier_mass;
+    std::vector<std::pair<VertexId, int>> ties;
+    std::vector<std::pair<VertexId, std::size_t>> cuts;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> lists;
+    std::vector<NextHop> merged;
+  };
   std::optional<Built> build(Collective c, Algorithm a, const std::vector<int>& gpus, int root) const;
   std::optional<std::pair<Option, std::vector<double>>> evaluate(const Built& b, Protocol p, Bytes size) const;
 
@@ -105,6 +126,8 @@ class CommPlanner {
   mutable std::vector<double> segment_share_;  // by segment: phase_cost() scratch
   mutable std::vector<int> touched_segments_;
   mutable std::vector<double> mass_;  // by vertex: route() scratch
+  mutable Scratch scratch_;
+  mutable std::vector<std::optional<Toward>> toward_;  // by GPU
   mutable std::vector<NextHop> next_hops_;
   mutable std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> next_hops_of_;  // (v, root): range
   mutable std::unordered_map<std::string, CommGroup> plans_;  // plan() by its arguments, as bytes

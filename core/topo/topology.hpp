@@ -111,8 +111,9 @@ class Topology {
   // flows given different spreads are spread over parallel spines). spread == 0 gives path().
   Path ecmp_path(VertexId from, VertexId to, std::uint64_t spread) const;
   // Hop distance of every vertex to `to` (kUnreachable when none), never through the storage target unless it is
-  // `to`. A breadth-first search (Boost.Graph) gives a table per switch or storage destination, computed once and
-  // cached (shared by copies; the graph never changes once built). A GPU is reached only through its neighbours (its
+  // `to`. A breadth-first search (Boost.Graph) gives a table per switch or storage destination (an NVSwitch whose GPUs
+  // reach out only through leaves gets its table composed from theirs), a byte per vertex, computed once and cached
+  // (shared by copies; the graph never changes once built). A GPU is reached only through its neighbours (its
   // NVSwitch, its NIC's leaf), so its distances are 1 + the least of theirs: GPU destinations share their switches'
   // tables instead of a search and a table each (16,640 GPUs share 2,600 switches' tables in bench_flagship).
   static constexpr std::uint16_t kUnreachable = 0xffff;
@@ -120,10 +121,11 @@ class Topology {
    public:
     std::uint16_t operator[](VertexId v) const {
       if (v == to_) return 0;
-      std::uint16_t least = kUnreachable;
+      std::uint8_t least = kFar;
       for (int i = 0; i < count_; ++i) least = std::min(least, via_[i][v]);
-      return least == kUnreachable ? kUnreachable : static_cast<std::uint16_t>(least + step_);
+      return least == kFar ? kUnreachable : static_cast<std::uint16_t>(least + step_);
     }
+    static constexpr std::uint8_t kFar = 0xff;  // unreachable, in a table (a byte per vertex)
 
    private:
     friend class Topology;
@@ -131,7 +133,7 @@ class Topology {
     VertexId to_ = 0;
     int count_ = 0;
     std::uint16_t step_ = 0;  // 1 through neighbours' tables, 0 from `to`'s own table
-    std::array<const std::uint16_t*, kMaxVia> via_{};
+    std::array<const std::uint8_t*, kMaxVia> via_{};
   };
   HopDistances hops_to(VertexId to) const;
   // Sum of the latencies along a path, and its narrowest link.

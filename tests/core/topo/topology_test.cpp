@@ -268,3 +268,24 @@ TEST_CASE("topology: hop distances through switches' tables equal a search from 
     CHECK(t.hops_to(t.gpu_vertex(1, 1))[t.gpu_vertex(0, 1)] == 6);
   }
 }
+
+TEST_CASE("topology: a fabric 255 hops deep is refused by name, one 201 deep is measured", "[unit][topo]") {
+  auto chain = [](int switches) {  // a0 - leaf0 - ... - leaf(n-1) - b0
+    Topology::Builder b("chain", "explicit", *find_gpu("A100-SXM"), 1);
+    b.add_node("a", 0, Seconds(1e-6));
+    b.add_node("b", 0, Seconds(1e-6));
+    VertexId prev = b.t.gpu_vertex(0, 0);
+    for (int i = 0; i < switches; ++i) {
+      const VertexId s = b.add_switch(VertexKind::Leaf, "leaf" + std::to_string(i), 0);
+      b.add_link(prev, s, i == 0 ? LinkKind::Nic : LinkKind::Fabric, "l" + std::to_string(i), BytesPerSecond(1e9),
+                 Seconds(1e-6));
+      prev = s;
+    }
+    b.add_link(prev, b.t.gpu_vertex(1, 0), LinkKind::Nic, "last", BytesPerSecond(1e9), Seconds(1e-6));
+    return std::move(b).build();
+  };
+  const Topology ok = chain(200);
+  CHECK(ok.hops_to(ok.gpu_vertex(1, 0))[ok.gpu_vertex(0, 0)] == 201);
+  const Topology deep = chain(300);
+  CHECK_THROWS_WITH(deep.hops_to(deep.gpu_vertex(1, 0)), Catch::Contains("255 or more hops"));
+}
