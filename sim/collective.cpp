@@ -15,8 +15,7 @@ namespace sg4 = simgrid::s4u;
 namespace tt::sim {
 
 Flow make_flow(const Platform& platform, sg4::Host* from, sg4::Host* to, double bytes, int phase) {
-  const auto [route, mailbox] = platform.route_and_mailbox(from, to);
-  return Flow{from, to, bytes, route, phase, mailbox};
+  return Flow{from, to, bytes, &platform.route(from, to), phase, nullptr};
 }
 
 FlowGroup compile_group(const Platform& platform, const CommGroup& group) {
@@ -142,6 +141,8 @@ std::vector<double> run_flows(const std::vector<const Flow*>& flows, InFlight& i
     if (fresh) ends.push_back(End{host, {}, {}});
     return ends[it->second];
   };
+  for (const Flow* f : flows)
+    if (!f->mailbox) f->mailbox = sg4::Mailbox::by_name("flow:" + f->from->get_name() + ">" + f->to->get_name());
   for (std::size_t k = 0; k < flows.size(); ++k) end_of(flows[k]->from).out.push_back(k);
   for (std::size_t k = 0; k < flows.size(); ++k) end_of(flows[k]->to).in.push_back(k);
   static char payload;  // flows carry no data

@@ -88,7 +88,6 @@ struct Platform::Impl {
     Route route;
     std::uint64_t generation = 0;
     bool preferred = false;  // the pair's first choice, taken while all of its cables are up
-    sg4::Mailbox* mailbox = nullptr;  // the pair's flow mailbox, once asked for
     std::vector<simgrid::kernel::resource::StandardLinkImpl*> impls;  // route.links' kernel links, as SimGrid takes them
   };
   mutable std::deque<RouteState> routes;  // a deque never moves its elements: Route addresses are stable
@@ -340,12 +339,6 @@ sg4::Host* Platform::mgmt() const { return impl_->mgmt; }
 
 const Route& Platform::route(const sg4::Host* from, const sg4::Host* to) const {
   return impl_->route_between(impl_->vertex(from), impl_->vertex(to));
-}
-
-std::pair<const Route*, sg4::Mailbox*> Platform::route_and_mailbox(const sg4::Host* from, const sg4::Host* to) const {
-  auto& st = impl_->current(impl_->vertex(from), impl_->vertex(to));
-  if (!st.mailbox) st.mailbox = sg4::Mailbox::by_name("flow:" + from->get_name() + ">" + to->get_name());
-  return {&st.route, st.mailbox};
 }
 
 void Platform::cable_down(int cable) {

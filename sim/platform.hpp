@@ -64,9 +64,6 @@ class Platform {
   // The route SimGrid uses now from one GPU/storage host to another. The object for a pair lives as long as the
   // Platform; its content changes when cables go down or up (an equal-hop path avoiding down cables, if any).
   const Route& route(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to) const;
-  // route(), and the mailbox where the flows of the pair meet (sim/collective.hpp), made once: one lookup of the pair.
-  std::pair<const Route*, simgrid::s4u::Mailbox*> route_and_mailbox(const simgrid::s4u::Host* from,
-                                                                    const simgrid::s4u::Host* to) const;
 
   // Fault injection (call from an actor). Downs nest: a cable is up again when every cable_down() was matched by a
   // cable_up(). A down cable turns off both of its links; flows crossing it fail.
