@@ -72,7 +72,8 @@ CommPlanner::CommPlanner(const Topology& topo, CommConstants k)
     : topo_(topo),
       k_(std::move(k)),
       route_index_(static_cast<std::size_t>(topo.total_gpus())),
-      tail_index_(boost::num_vertices(topo.graph())) {}
+      tail_index_(boost::num_vertices(topo.graph())),
+      next_hops_index_(boost::num_vertices(topo.graph())) {}
 
 // Fewest-hops paths from `from` to `to` as a fluid: at each vertex the transfer splits evenly over the next hops that
 // tie, walking down the hop distances to `to` (breadth-first from `to`, not through the storage target). Where the
@@ -224,9 +225,8 @@ const CommPlanner::Toward& CommPlanner::toward_gpu(int to, VertexId dst) const {
 
 std::pair<std::uint32_t, std::uint32_t> CommPlanner::next_hops(
     VertexId v, VertexId root, const Topology::HopDistances& hops) const {
-  const std::uint64_t key = (static_cast<std::uint64_t>(v) << 32) | static_cast<std::uint64_t>(root);
-  auto [it, fresh] = next_hops_of_.try_emplace(key);
-  if (fresh) {
+  std::uint32_t& slot = next_hops_index_.slot(root, v);
+  if (slot == 0) {
     const auto& g = topo_.graph();
     const std::uint16_t here = hops[v];
     const auto begin = static_cast<std::uint32_t>(next_hops_.size());
@@ -237,10 +237,11 @@ std::pair<std::uint32_t, std::uint32_t> CommPlanner::next_hops(
       const int id = g[*e].id;
       next_hops_.push_back({u, 2 * id + (boost::source(topo_.edges()[id], g) == v ? 0 : 1), ordinal});
     }
-    it->second = {begin, static_cast<std::uint32_t>(next_hops_.size())};
+    next_hop_ranges_.emplace_back(begin, static_cast<std::uint32_t>(next_hops_.size()));
+    slot = static_cast<std::uint32_t>(next_hop_ranges_.size());
     route_entries_ += next_hops_.size() - begin + 1;
   }
-  return it->second;
+  return next_hop_ranges_[slot - 1];
 }
 
 CommPlanner::PhaseCost CommPlanner::phase_cost(const CommPhase& phase) const {
@@ -252,7 +253,8 @@ CommPlanner::PhaseCost CommPlanner::phase_cost(const CommPhase& phase) const {
     tails_.clear();
     tail_index_.clear();
     next_hops_.clear();
-    next_hops_of_.clear();
+    next_hops_index_.clear();
+    next_hop_ranges_.clear();
     route_entries_ = 0;
   }
   // Shares summed per segment first, then spread over each segment's links once.

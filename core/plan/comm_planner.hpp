@@ -129,7 +129,9 @@ class CommPlanner {
   mutable Scratch scratch_;
   mutable std::vector<std::optional<Toward>> toward_;  // by GPU
   mutable std::vector<NextHop> next_hops_;
-  mutable std::unordered_map<std::uint64_t, std::pair<std::uint32_t, std::uint32_t>> next_hops_of_;  // (v, root): range
+  // By (root, v): position + 1 in next_hop_ranges_ of v's range in next_hops_ (rows are the few roots: switches).
+  mutable PairIndex next_hops_index_;
+  mutable std::vector<std::pair<std::uint32_t, std::uint32_t>> next_hop_ranges_;
   mutable std::unordered_map<std::string, CommGroup> plans_;  // plan() by its arguments, as bytes
   mutable std::size_t plans_bytes_ = 0;                        // their keys' and transfers' bytes
 };

@@ -304,9 +304,9 @@ struct Topology::HopCache {
       const std::uint8_t* d = table(t, outer[i]).data();
       for (std::size_t v = 0; v < n; ++v) out[v] = std::min(out[v], d[v]);
     }
-    std::uint8_t deepest = 0;
-    for (std::size_t v = 0; v < n; ++v) deepest = std::max(deepest, out[v] == kFar ? std::uint8_t{0} : out[v]);
-    if (deepest + 2 >= kFar) too_deep(t, to);
+    std::uint8_t top = 0;  // the deepest distance + 1 (kFar wraps to 0): a max the compiler vectorizes
+    for (std::size_t v = 0; v < n; ++v) top = std::max(top, static_cast<std::uint8_t>(out[v] + 1));
+    if (top + 1 >= kFar) too_deep(t, to);  // deepest + 2 would reach kFar
     for (std::size_t v = 0; v < n; ++v) out[v] = out[v] == kFar ? kFar : static_cast<std::uint8_t>(out[v] + 2);
     for (VertexId gpu : gpus) dist[gpu] = 1;
     dist[to] = 0;
