@@ -6,6 +6,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <variant>
 
 #include "core/calib/cpu_twin.hpp"
 #include "core/control/controller.hpp"
@@ -165,9 +166,13 @@ TEST_CASE("a real run serves Prometheus metrics on 127.0.0.1 while it goes", "[r
     port = p;
     before = tt::testing::http_get(p, "/metrics");
   };
-  // Scraped from the driver's own thread while the endpoint's thread serves: right after the first job completes.
-  opt.log = [&](const std::string& line) {
-    if (during.empty() && line.find("observed attempt 1: all 2 ranks done") != std::string::npos)
+  // Scraped from the driver's own thread while the endpoint's thread serves, as the Controller is handed the first
+  // job's completion: every rank's last progress report came before it, so the published figures show all 20
+  // iterations. (Not at the pool's "all 2 ranks done" log line: the progress events read in the same batch are
+  // still queued for the Controller then, and CI caught the gauge one report behind.)
+  opt.on_event = [&](Seconds, const Event& e) {
+    const auto* done = std::get_if<JobCompleted>(&e);
+    if (during.empty() && done && s.jobs[done->job].name == "observed")
       during = tt::testing::http_get(port, "/metrics");
   };
   real::RunStats stats = real::run(s, c, opt);
