@@ -244,17 +244,26 @@ std::pair<std::uint32_t, std::uint32_t> CommPlanner::next_hops(
   return next_hop_ranges_[slot - 1];
 }
 
+bool CommPlanner::route_cache_full() const {
+  if (route_entries_ > kRouteCacheEntries) return true;
+  // A pair index keeps a row per source and a page per 64 destinations met: over a month of placements on a
+  // 16,384-GPU fleet, the GPU pairs' index alone grew to most of its 16,384^2 slots (1 GiB) without reaching the
+  // entries' bound.
+  const std::size_t headers = (routes_.size() + tails_.size()) * sizeof(Route);
+  return route_index_.bytes() + tail_index_.bytes() + next_hops_index_.bytes() + headers > kRouteIndexBytes;
+}
+
 CommPlanner::PhaseCost CommPlanner::phase_cost(const CommPhase& phase) const {
-  if (route_entries_ > kRouteCacheEntries) {  // start over, between phases: nothing refers to a route or segment now
-    routes_.clear();
-    route_index_.clear();
-    segments_.clear();
-    segment_of_.clear();
-    tails_.clear();
-    tail_index_.clear();
-    next_hops_.clear();
-    next_hops_index_.clear();
-    next_hop_ranges_.clear();
+  if (route_cache_full()) {  // start over, between phases: nothing refers to a route or segment now
+    routes_ = {};
+    route_index_.release();
+    segments_ = {};
+    segment_of_ = {};
+    tails_ = {};
+    tail_index_.release();
+    next_hops_ = {};
+    next_hops_index_.release();
+    next_hop_ranges_ = {};
     route_entries_ = 0;
   }
   // Shares summed per segment first, then spread over each segment's links once.

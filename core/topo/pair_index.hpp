@@ -7,7 +7,6 @@
 // table 2 KiB.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -27,19 +26,25 @@ class PairIndex {
       throw std::out_of_range("PairIndex: (" + std::to_string(a) + ", " + std::to_string(b) + ") with " +
                               std::to_string(n_) + " items");
     auto& row = rows_[a];
-    if (!row) row = std::make_unique<Page[]>(pages());  // null pages
+    if (!row) {
+      row = std::make_unique<Page[]>(pages());  // null pages
+      bytes_ += pages() * sizeof(Page);
+    }
     Page& page = row[b / kPage];
-    if (!page) page = std::make_unique<std::uint32_t[]>(kPage);  // zeroed
+    if (!page) {
+      page = std::make_unique<std::uint32_t[]>(kPage);  // zeroed
+      bytes_ += kPage * sizeof(std::uint32_t);
+    }
     return page[b % kPage];
   }
 
-  // Every slot back to 0 (rows and pages stay allocated).
-  void clear() {
-    for (auto& row : rows_)
-      if (row)
-        for (std::size_t p = 0; p < pages(); ++p)
-          if (row[p]) std::fill_n(row[p].get(), kPage, 0u);
+  // Every slot back to 0, rows and pages freed.
+  void release() {
+    for (auto& row : rows_) row.reset();
+    bytes_ = 0;
   }
+  // What its rows and pages take (a row's page table and each page allocated), in bytes.
+  std::size_t bytes() const { return bytes_; }
 
  private:
   static constexpr std::size_t kPage = 64;  // slots per page: 256 bytes
@@ -47,6 +52,7 @@ class PairIndex {
   std::size_t pages() const { return (n_ + kPage - 1) / kPage; }
   std::size_t n_;
   std::vector<std::unique_ptr<Page[]>> rows_;
+  std::size_t bytes_ = 0;
 };
 
 }  // namespace tt

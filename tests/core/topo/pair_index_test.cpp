@@ -5,7 +5,7 @@
 
 using namespace tt;
 
-TEST_CASE("pair index: slots start at 0, keep what is written, clear back to 0, and check their bounds", "[unit]") {
+TEST_CASE("pair index: slots start at 0, keep what is written, release back to 0, and check their bounds", "[unit]") {
   PairIndex index(5);
   CHECK(index.slot(1, 4) == 0);
   index.slot(1, 4) = 7;
@@ -13,7 +13,7 @@ TEST_CASE("pair index: slots start at 0, keep what is written, clear back to 0, 
   CHECK(index.slot(1, 4) == 7);
   CHECK(index.slot(4, 1) == 3);  // (a, b) and (b, a) are different pairs
   CHECK(index.slot(1, 3) == 0);
-  index.clear();
+  index.release();
   CHECK(index.slot(1, 4) == 0);
   CHECK(index.slot(4, 1) == 0);
   CHECK_THROWS_AS(index.slot(5, 0), std::out_of_range);
@@ -26,7 +26,24 @@ TEST_CASE("pair index: slots on different pages of one row are independent", "[u
   for (std::size_t b = 0; b < 1000; ++b) CHECK(index.slot(3, b) == (b % 7 == 0 ? b + 1 : 0));
   CHECK(index.slot(999, 999) == 0);
   index.slot(999, 999) = 5;
-  index.clear();
+  index.release();
   CHECK(index.slot(3, 994) == 0);
   CHECK(index.slot(999, 999) == 0);
+}
+
+TEST_CASE("pair index: counts the bytes of its rows and pages, and gives them all back", "[unit]") {
+  PairIndex index(1000);  // 16 pages a row: a row's page table is 16 pointers, a page 64 slots
+  const std::size_t row = 16 * sizeof(void*), page = 64 * sizeof(std::uint32_t);
+  CHECK(index.bytes() == 0);
+  index.slot(3, 5) = 1;
+  CHECK(index.bytes() == row + page);
+  index.slot(3, 60) = 2;  // the same page
+  CHECK(index.bytes() == row + page);
+  index.slot(3, 64) = 3;  // the row's next page
+  index.slot(7, 5) = 4;   // another row
+  CHECK(index.bytes() == 2 * row + 3 * page);
+  index.release();
+  CHECK(index.bytes() == 0);
+  CHECK(index.slot(3, 64) == 0);
+  CHECK(index.bytes() == row + page);
 }
