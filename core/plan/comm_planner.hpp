@@ -13,7 +13,7 @@
 // takes the predicted time. Latency: NCCL's base + per-step latencies (comm_planner.cpp documents each formula).
 // Holds a reference to the Topology, which must outlive it. Not thread-safe (it caches routes: past
 // kRouteCacheEntries segment ids and link directions in all, or kRouteIndexBytes in its pair indexes and routes'
-// headers, it starts over at the next phase and frees them: a month of a 16,384-GPU fleet meets most GPU pairs).
+// headers, it starts over at the next phase and frees them: a month of fleet placements meets many GPU pairs).
 #pragma once
 
 #include <cstdint>
@@ -110,9 +110,10 @@ class CommPlanner {
   CommGroup plan_anew(Collective c, std::vector<int> gpus, Bytes size, int calls, int root,
                       std::optional<std::pair<Algorithm, Protocol>> force) const;
 
+  bool route_cache_full() const;  // past either bound below: phase_cost() starts over
+
   static constexpr std::size_t kRouteCacheEntries = std::size_t{1} << 23;  // segment ids and entries
   static constexpr std::size_t kRouteIndexBytes = std::size_t{128} << 20;  // pair indexes, route and tail headers
-  bool route_cache_full() const;
   static constexpr std::size_t kPlansBytes = std::size_t{64} << 20;
 
   const Topology& topo_;
