@@ -253,7 +253,9 @@ int main(int argc, char** argv) {
                           {"alert_rules", sc.alerts.size()}, {"alert_firings", alert_firings},
                           {"registry_updates", r.metrics.updates()},
                           {"registry_updates_per_decision", updates_per_decision},
-                          {"scheduler_passes", c.scheduler_passes()}};
+                          {"scheduler_passes", c.scheduler_passes()},
+                          {"scheduler_examinations", c.scheduler_examinations()},
+                          {"preemption_searches", c.preemption_searches()}};
     std::printf("%s\n", out.dump().c_str());
     return 0;
   }
@@ -283,5 +285,9 @@ int main(int argc, char** argv) {
   std::printf("  %-28s %12.0f s\n", "preemption exempt time", o.exempt_s);
   std::printf("  %-28s %12zu (%zu firings)\n", "alert rules", sc.alerts.size(), alert_firings);
   std::printf("  %-28s %12.1f\n", "registry updates/decision", updates_per_decision);
+  std::printf("  %-28s %12llu passes, %llu pending jobs examined, %llu preemption searches\n", "scheduler work",
+              static_cast<unsigned long long>(c.scheduler_passes()),
+              static_cast<unsigned long long>(c.scheduler_examinations()),
+              static_cast<unsigned long long>(c.preemption_searches()));
   return 0;
 }

@@ -309,6 +309,8 @@ std::string Controller::pending_reason(int job) const {
 const std::vector<int>& Controller::queue_usage() const { return impl_->sched.usage().used; }
 const std::vector<int>& Controller::job_gpus(int job) const { return impl_->jobs[job].gpus; }
 std::uint64_t Controller::scheduler_passes() const { return impl_->sched.passes(); }
+std::uint64_t Controller::scheduler_examinations() const { return impl_->sched.examinations(); }
+std::uint64_t Controller::preemption_searches() const { return impl_->sched.searches(); }
 void Controller::set_live_metrics(bool live) { impl_->telemetry.set_live(live); }
 
 void Controller::set_driver(std::string name, std::map<std::string, std::string> info) {

@@ -53,6 +53,8 @@ class Controller {
   const std::vector<int>& queue_usage() const;
   const std::vector<int>& job_gpus(int job) const;
   std::uint64_t scheduler_passes() const;  // scheduling passes run so far: a work counter for bench/regress
+  std::uint64_t scheduler_examinations() const;  // pending jobs examined by those passes
+  std::uint64_t preemption_searches() const;     // preemption searches that read candidates
 
  private:
   struct Impl;

@@ -113,6 +113,7 @@ void ClusterState::release(const std::vector<int>& gpus) { change(gpus, true); }
 
 // A run of GPUs on one node is indexed once (a job's GPUs come node by node).
 void ClusterState::change(const std::vector<int>& gpus, bool to_free) {
+  ++changes_;
   const int step = to_free ? 1 : -1;
   for (std::size_t i = 0; i < gpus.size();) {
     const int node = gpus[i] / gpus_per_node_;
@@ -138,6 +139,7 @@ void ClusterState::change(const std::vector<int>& gpus, bool to_free) {
 void ClusterState::set_up(int node, bool up) {
   Node& n = nodes_[node];
   if (n.up == up) return;
+  ++changes_;
   int old_free = free_of(n);
   bool old_whole = whole_free(n);
   n.up = up;

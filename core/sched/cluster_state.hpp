@@ -30,6 +30,7 @@ class ClusterState {
   int whole_free_nodes() const { return whole_free_total_; }
   int total_free_gpus() const { return free_total_; }
   int allocated_gpus() const { return allocated_; }
+  std::uint64_t changes() const { return changes_; }  // counts allocate, release and set_up calls
   int up_gpus() const { return up_nodes_ * gpus_per_node_; }
 
   // Index queries, each O(nodes / 64) at worst.
@@ -89,6 +90,7 @@ class ClusterState {
   int free_total_ = 0;
   int up_nodes_ = 0;
   int allocated_ = 0;
+  std::uint64_t changes_ = 0;
 };
 
 }  // namespace tt

@@ -36,12 +36,4 @@ std::optional<int> PreemptionPolicy::borrow_threshold(int queue, int priority) c
   return priority;
 }
 
-bool PreemptionPolicy::before(const VictimCandidate& a, const VictimCandidate& b) const {
-  if (a.reclaim != b.reclaim) return a.reclaim;
-  if (a.priority != b.priority) return a.priority < b.priority;
-  if (order_ == VictimOrder::LeastWorkLost && a.lost != b.lost) return a.lost < b.lost;
-  if (a.admission != b.admission) return a.admission > b.admission;
-  return a.job < b.job;
-}
-
 }  // namespace tt

@@ -24,6 +24,15 @@ struct Scheduler::Pass {
     Seconds queued;
   };
   std::vector<std::vector<Failed>> preempt_failed;
+  // Per queue: the fewest GPUs a job of it failed the quota with in this pass, while quota_epoch was `epoch` (a
+  // committed preemption lowers usage and moves quota_epoch; starts only raise usage). A job asking at least as many
+  // fails the quota as well (CohortQuota::fits falls with the GPUs asked).
+  struct Wall {
+    int gpus = 0;
+    std::uint64_t epoch = ~std::uint64_t{0};
+  };
+  std::vector<Wall> quota_wall;
+  std::uint64_t quota_epoch = 0;
 };
 
 // try_preempt's buffers, kept from one search to the next.
@@ -33,6 +42,7 @@ struct Scheduler::Scratch {
   // GPUs the victims would free per node and nodes they would wholly free per group (zero between uses), the nodes
   // and groups touched, and the groups' wholly free nodes.
   std::vector<int> freed_on, whole_in, touched, groups_touched, best_groups;
+  std::vector<long long> bound_in;  // search_may_succeed: GPUs per queue
 };
 
 Scheduler::Scheduler(const std::vector<QueueSpec>& queues, const SchedulerOptions& options, std::vector<SchedJob> jobs)
@@ -58,6 +68,9 @@ Scheduler::Scheduler(const std::vector<QueueSpec>& queues, const SchedulerOption
     for (int r = 0; r < nq; ++r)
       if (r == q || (quota_.in_cohort(q) && quota_.cohort_of(r) == quota_.cohort_of(q))) cohort_queues_[q].push_back(r);
   jobs_.resize(jobs.size());
+  quiet_.assign(jobs.size(), 0);
+  searched_.assign(jobs.size(), 0);
+  borrow_stamp_.assign(queues.size(), 0);
   for (std::size_t j = 0; j < jobs.size(); ++j) jobs_[j].spec = jobs[j];
   pending_.resize(nq);
   running_in_.resize(nq);
@@ -84,7 +97,15 @@ void Scheduler::enqueue(int job, Seconds now, Seconds runtime, bool at_head) {
   x.enqueued = now;
   x.runtime = runtime;
   x.reason = PendingReason{};
-  pending_[x.spec.queue].insert(key(job));
+  quiet_[static_cast<std::size_t>(job)] = 0;
+  searched_[static_cast<std::size_t>(job)] = 0;
+  if (in_pass_) {
+    pass_enqueued_.push_back(key(job));
+  } else {
+    auto& list = pending_[x.spec.queue];
+    const Key k = key(job);
+    list.insert(std::lower_bound(list.begin(), list.end(), k), k);
+  }
   ++pending_count_;
   const auto& t = x.spec.topology;
   if (t.max_leaf_groups > 0 && t.required && t.max_wait) relax_.insert({now + *t.max_wait, job});
@@ -108,10 +129,16 @@ void Scheduler::add_running(int job, int sign) {
     same.jobs.push_back({job, x.spec.gpus, x.start, x.enqueued, x.last_checkpoint, x.admission});
     jobs_[job].run_slot = static_cast<int>(same.jobs.size() - 1);
     swap_running(same, same.active++, same.jobs.size() - 1);
+    same.active_gpus += x.spec.gpus;
+    same.grown = ++stamp_;
+    same.newest_start = std::max(same.newest_start, x.start);
     running_gpus_[q][x.spec.priority] += x.spec.gpus;
   } else {
     auto slot = static_cast<std::size_t>(x.run_slot);
-    if (slot < same.active) swap_running(same, slot, --same.active), slot = same.active;  // now the last active slot
+    if (slot < same.active) {
+      swap_running(same, slot, --same.active), slot = same.active;  // now the last active slot
+      same.active_gpus -= x.spec.gpus;
+    }
     swap_running(same, slot, same.jobs.size() - 1);
     same.jobs.pop_back();
     jobs_[job].run_slot = -1;
@@ -121,12 +148,18 @@ void Scheduler::add_running(int job, int sign) {
 
 void Scheduler::unpark(int job, Seconds now) {
   const Job& x = jobs_[job];
-  if (x.state != State::Running) return;
+  if (x.state != State::Running) {  // a waiting job's topology constraint relaxed: its own search may fit now
+    freed_stamp_ = ++stamp_;
+    return;
+  }
   RunningList& same = running_in_[x.spec.queue][x.spec.priority];
   const auto slot = static_cast<std::size_t>(x.run_slot);
   // Parked, and this relax time is its own admission's exemption end (a stale one of an earlier admission is earlier).
   if (slot < same.active || same.jobs[slot].start + options_.preemption_exempt_time > now) return;
   swap_running(same, slot, same.active++);
+  same.active_gpus += x.spec.gpus;
+  same.grown = ++stamp_;
+  same.newest_start = std::max(same.newest_start, x.start);
 }
 
 long long Scheduler::preemptible_gpus(int q, int prio) const {
@@ -149,6 +182,60 @@ long long Scheduler::preemptible_gpus(int q, int prio) const {
   return avail;
 }
 
+// The search below (try_preempt) on quota and GPU counts alone, before it gathers a candidate: along each path it may
+// take, every job it could gather taken at once (the active jobs of the priorities its rules take: a superset of its
+// candidates). Quota fits only more as usage falls, so where this says no, each of its searches stops at its first
+// check ("possible" in minimal()); and where no job it would read is exempt, gathering would park none. Then the
+// search is skipped, with the same outcome; most searches in a busy queue ended there, after reading every candidate.
+bool Scheduler::search_may_succeed(const Job& x, const Pass& p) {
+  const int q = x.spec.queue;
+  const int prio = x.spec.priority;
+  const int g = x.spec.gpus;
+  const Seconds exempt = options_.preemption_exempt_time;
+  const auto threshold = preemption_.borrow_threshold(q, prio);
+  const bool under_nominal = usage_.used[q] < nominal_[q];
+  const bool equal_too = preemption_.newer_equal_within(q);
+  std::vector<long long>& in = scratch_->bound_in;
+  in.assign(usage_.used.size(), 0);
+  long long own = 0, reclaim = 0;
+  std::uint64_t help = freed_stamp_;  // the latest stamp the search reads
+  for (int r : cohort_queues_[q]) {
+    if (r == q ? !preemption_.preempts_within(q) : !preemption_.reclaims(q) || !quota_.borrowing(usage_, r)) continue;
+    if (r != q) help = std::max(help, borrow_stamp_[r]);
+    for (const auto& [vp, list] : running_in_[r]) {
+      if (r == q ? vp > prio || (vp == prio && !equal_too) : !preemption_.reclaim_candidate(q, prio, vp)) {
+        if (r == q || vp > prio) break;  // by priority, as the search stops
+        continue;
+      }
+      if (list.active == 0) continue;
+      if (list.newest_start + exempt > p.now) return true;  // the search would park it: let it
+      help = std::max(help, list.grown);
+      in[r] += list.active_gpus;
+      (r == q ? own : reclaim) += list.active_gpus;
+    }
+  }
+  // Its last full search failed, and nothing that could help it has happened since.
+  if (!p.shadow_on && searched_[static_cast<std::size_t>(&x - jobs_.data())] > help) return false;
+  const long long free = p.cluster->total_free_gpus();
+  // Whether the job fits with these GPUs freed: what minimal() checks first.
+  auto possible = [&](bool with_reclaim, bool borrow) {
+    if (free + own + (with_reclaim ? reclaim : 0) < g) return false;
+    auto apply = [&](int sign) {
+      for (int r : cohort_queues_[q])
+        if (in[r] != 0 && (r == q || with_reclaim)) charge(r, static_cast<int>(sign * in[r]));
+    };
+    apply(-1);
+    const bool fits = quota_.fits(usage_, q, g) && (borrow || usage_.used[q] + g <= nominal_[q]);
+    apply(+1);
+    return fits;
+  };
+  // The paths of try_preempt's end: own candidates only; one search over all with a borrow threshold (which may drop
+  // some reclaim candidates: a bound need not); else reclaim without borrowing while under the nominal quota, then own.
+  if (reclaim == 0) return possible(false, true);
+  if (threshold) return possible(true, true);
+  return (under_nominal && possible(true, false)) || possible(false, true);
+}
+
 void Scheduler::finished(int job, Seconds now) {
   Job& x = jobs_[job];
   if (x.state != State::Running) return;
@@ -159,6 +246,7 @@ void Scheduler::finished(int job, Seconds now) {
   x.gpus.clear();
   x.state = State::Idle;
   dirty_ = true;
+  freed_stamp_ = ++stamp_;
 }
 
 void Scheduler::checkpointed(int job, Seconds now) {
@@ -203,6 +291,7 @@ ScheduleResult Scheduler::schedule(Seconds now, ClusterState& cluster) {
     dirty_ = true;
   }
   if (!dirty_) return {};
+  if (cluster.changes() != cluster_changes_) freed_stamp_ = ++stamp_;  // GPUs released or nodes changed since
   dirty_ = false;
   ++pass_;
   reservation_.reset();
@@ -213,12 +302,14 @@ ScheduleResult Scheduler::schedule(Seconds now, ClusterState& cluster) {
   const int nq = static_cast<int>(pending_.size());
   p.strict_blocked.assign(nq, -1);
   p.preempt_failed.resize(nq);
+  p.quota_wall.resize(nq);
 
   // Merge the queues: priority, then the ordering policy's queue score, then FIFO.
   std::vector<double> score(nq);
   for (int q = 0; q < nq; ++q) score[q] = ordering_->queue_score(q, decayed_, nominal_);
   struct Head {
-    std::set<Key>::iterator it;
+    const Key* it;
+    std::size_t index;
     int queue;
   };
   auto later = [&](const Head& a, const Head& b) {  // heap: the earliest on top
@@ -230,37 +321,71 @@ ScheduleResult Scheduler::schedule(Seconds now, ClusterState& cluster) {
   // Kueue's order within a pass (its scheduler's entryOrdering): jobs that fit within their queue's nominal quota
   // before jobs that would borrow, then the order above. A queue keeps its own order: from its first job that would
   // borrow, the rest of the queue waits for the second round. Each round is one merge over the queues.
-  std::vector<std::set<Key>::iterator> borrowers(nq);
-  for (int q = 0; q < nq; ++q) borrowers[q] = pending_[q].end();
+  std::vector<std::size_t> borrowers(nq);
+  for (int q = 0; q < nq; ++q) borrowers[q] = pending_[q].size();
   std::vector<Head> heap;
   auto merge = [&](bool borrowing_round) {
     heap.clear();
     for (int q = 0; q < nq; ++q) {
-      auto first = borrowing_round ? borrowers[q] : pending_[q].begin();
-      if (first != pending_[q].end()) heap.push_back({first, q});
+      const std::size_t first = borrowing_round ? borrowers[q] : 0;
+      if (first < pending_[q].size()) heap.push_back({&pending_[q][first], first, q});
     }
     std::make_heap(heap.begin(), heap.end(), later);
     while (!heap.empty()) {
       std::pop_heap(heap.begin(), heap.end(), later);
       Head h = heap.back();
       heap.pop_back();
+      if (quiet_wait(*h.it, h.queue, !borrowing_round, p)) {
+        // Nothing to do for it, nor for the jobs of its queue after it that are as quiet and come before any other
+        // queue's next job (one examined between could lower the usage with a preemption).
+        const auto& list = pending_[h.queue];
+        Head next{nullptr, h.index + 1, h.queue};
+        for (; next.index < list.size(); ++next.index) {
+          next.it = &list[next.index];
+          if ((!heap.empty() && later(next, heap.front())) || !quiet_wait(*next.it, h.queue, !borrowing_round, p))
+            break;
+        }
+        if (next.index < list.size()) {
+          heap.push_back(next);
+          std::push_heap(heap.begin(), heap.end(), later);
+        }
+        continue;
+      }
       const int job = h.it->job;
-      auto next = std::next(h.it);
       if (!borrowing_round && would_borrow(job)) {
-        borrowers[h.queue] = h.it;  // not examined, so still pending: the iterator stays valid
+        borrowers[h.queue] = h.index;  // the rest of the queue waits for the second round
         continue;
       }
       examine(job, p);
-      if (next != pending_[h.queue].end()) {
-        heap.push_back({next, h.queue});
+      if (++h.index < pending_[h.queue].size()) {
+        h.it = &pending_[h.queue][h.index];
+        heap.push_back(h);
         std::push_heap(heap.begin(), heap.end(), later);
       }
     }
   };
+  in_pass_ = true;
+  pass_started_in_.assign(nq, 0);
   merge(false);
   merge(true);
+  in_pass_ = false;
+  settle_pending();
   set_shadow(false, p);
+  cluster_changes_ = cluster.changes();
   return std::move(p.result);
+}
+
+void Scheduler::settle_pending() {
+  for (std::size_t q = 0; q < pending_.size(); ++q)
+    if (pass_started_in_[q])
+      std::erase_if(pending_[q], [&](const Key& k) { return jobs_[k.job].state != State::Pending; });
+  if (pass_enqueued_.empty()) return;
+  std::sort(pass_enqueued_.begin(), pass_enqueued_.end());
+  for (const Key& k : pass_enqueued_) {
+    auto& list = pending_[jobs_[k.job].spec.queue];
+    list.insert(std::lower_bound(list.begin(), list.end(), k), k);
+  }
+  pass_enqueued_.clear();
 }
 
 void Scheduler::set_shadow(bool on, Pass& p) {
@@ -300,6 +425,7 @@ PlacementOutcome Scheduler::place_in_one_site(const Job& x, const PlacementReque
 
 void Scheduler::set_node_tiers(std::vector<int> tiers) {
   node_tiers_ = std::move(tiers);
+  freed_stamp_ = ++stamp_;
   max_tier_ = node_tiers_.empty() ? 0 : *std::max_element(node_tiers_.begin(), node_tiers_.end());
   dirty_ = true;
 }
@@ -331,6 +457,33 @@ PlacementOutcome Scheduler::place_on(const Job& x, const Pass& p, const ClusterS
   return out;
 }
 
+// Whether examining this pending job would do nothing: it fails the quota (a job of its queue asking no more GPUs
+// failed it in this pass, and usage has not fallen since), its preemption search ends before it starts (no
+// preemption for its queue, not eligible, or the pass's record of failed searches, as try_preempt reads it), and it
+// already waits for quota, not preempted by a running job, in a queue that is not StrictFIFO (examine's quiet return).
+// In the first round a job that would borrow ends its queue's round, so one asking more than the nominal quota counts.
+bool Scheduler::quiet_wait(const Key& k, int q, bool first_round, const Pass& p) const {
+  if (!quiet_[static_cast<std::size_t>(k.job)] || strict_[q]) return false;
+  const Pass::Wall& w = p.quota_wall[q];
+  if (w.epoch != p.quota_epoch || k.gpus < w.gpus) return false;
+  if (first_round && k.gpus > nominal_[q]) return false;
+  if (!preemption_.preempts_within(q) && !preemption_.reclaims(q)) return true;
+  if (!preemption_.eligible(q, k.gpus, quota_)) return true;
+  const int prio = -k.neg_priority;
+  const bool threshold = preemption_.borrow_threshold(q, prio).has_value();
+  for (const auto& f : p.preempt_failed[q])
+    if (f.gpus <= k.gpus && ((f.priority == prio && f.queued <= k.enqueued) || (f.priority > prio && !threshold)))
+      return true;
+  return false;
+}
+
+PendingReason Scheduler::reason(int job) const {
+  const Job& x = jobs_[job];
+  if (x.state == State::Pending && x.reason.kind == WaitKind::Quota)
+    return quota_.why_not(usage_, x.spec.queue, x.spec.gpus);
+  return x.reason;
+}
+
 void Scheduler::wait(int job, PendingReason why, Pass& p) {
   Job& x = jobs_[job];
   if (x.preempted_by >= 0) {
@@ -344,6 +497,7 @@ void Scheduler::wait(int job, PendingReason why, Pass& p) {
   }
   if (why.kind != x.reason.kind) p.result.waits.push_back({job, why});
   x.reason = why;
+  set_quiet(job);
   // A StrictFIFO queue's first waiting job holds back the rest of the queue, whatever it waits for.
   const int q = x.spec.queue;
   if (strict_[q] && p.strict_blocked[q] < 0) p.strict_blocked[q] = job;
@@ -351,6 +505,7 @@ void Scheduler::wait(int job, PendingReason why, Pass& p) {
 
 void Scheduler::examine(int job, Pass& p) {
   Job& x = jobs_[job];
+  ++examinations_;
   if (x.skip_pass == pass_) return;
   const int q = x.spec.queue;
   const int g = x.spec.gpus;
@@ -362,7 +517,11 @@ void Scheduler::examine(int job, Pass& p) {
     return wait(job, why, p);
   }
   if (!quota_.fits(usage_, q, g)) {
+    Pass::Wall& w = p.quota_wall[q];
+    if (w.epoch != p.quota_epoch || g < w.gpus) w = {g, p.quota_epoch};
     if (try_preempt(job, p)) return;
+    // Still waiting for quota: nothing to report, and its numbers are read from the quota when asked (reason()).
+    if (x.reason.kind == WaitKind::Quota && x.preempted_by < 0 && !strict_[q]) return;
     return wait(job, quota_.why_not(usage_, q, g), p);
   }
   if (p.blocker >= 0) {
@@ -406,7 +565,8 @@ void Scheduler::start(int job, std::vector<int> gpus, Pass& p) {
   const int q = x.spec.queue;
   p.cluster->allocate(gpus);
   charge(q, x.spec.gpus);
-  pending_[q].erase(key(job));
+  if (quota_.borrowing(usage_, q)) borrow_stamp_[q] = ++stamp_;  // more of it to reclaim
+  pass_started_in_[q] = 1;  // still listed until the pass ends (settle_pending)
   --pending_count_;
   if (x.spec.topology.max_wait) relax_.erase({x.enqueued + *x.spec.topology.max_wait, job});
   x.state = State::Running;
@@ -424,6 +584,7 @@ void Scheduler::start(int job, std::vector<int> gpus, Pass& p) {
       ++x.per_node.back().second;
   x.reason = PendingReason{};
   x.preempted_by = -1;
+  quiet_[static_cast<std::size_t>(job)] = 0;
   by_end_.insert({x.est_end, job});
   add_running(job, +1);
   // Jobs started after the reservation was made end before it or keep off its GPUs; the list of ends is stale.
@@ -447,9 +608,11 @@ bool Scheduler::try_preempt(int job, Pass& p) {
   };
   const long long avail = preemptible_gpus(q, prio);
   if (avail == 0 || p.cluster->total_free_gpus() + avail < g) return failed();
+  if (!search_may_succeed(x, p)) return failed();
 
   // Kueue's findCandidates: lower (or newer equal) priorities of the queue; jobs of the cohort's borrowing queues.
   // Candidates are gathered in no particular order: the search sorts them (before() is a total order).
+  ++searches_;
   Scratch& sc = *scratch_;
   std::vector<VictimCandidate>& cands = sc.cands;
   cands.clear();
@@ -461,6 +624,7 @@ bool Scheduler::try_preempt(int job, Pass& p) {
       const int vp = it->first;
       RunningList& list = it->second;
       // The active jobs only (parked ones are exempt until relax_ reaches them); an index, as parking reorders them.
+      Seconds newest{-std::numeric_limits<double>::infinity()};  // the latest start left among them
       for (std::size_t i = 0; i < list.active;) {
         const Running& y = list.jobs[i];
         if (r == q ? !preemption_.within_candidate(q, prio, x.enqueued, vp, y.enqueued)
@@ -468,10 +632,12 @@ bool Scheduler::try_preempt(int job, Pass& p) {
           // By priority: no job of this or a later priority is a candidate either (at such a priority the rules do
           // not read the jobs' queueing times, so the order within it does not matter).
           if ((past = vp > prio || (vp == prio && !equal_too))) break;
+          newest = std::max(newest, y.start);
           ++i;
           continue;
         }
         if (y.start == p.now) {  // started at this instant: never killed before it ran
+          newest = std::max(newest, y.start);
           ++i;
           continue;
         }
@@ -480,15 +646,25 @@ bool Scheduler::try_preempt(int job, Pass& p) {
         if (y.start + options_.preemption_exempt_time > p.now) {
           // Look again once it may be preempted: listed once per start, and parked until then.
           relax_.insert({y.start + options_.preemption_exempt_time, y.job});
+          list.active_gpus -= y.gpus;
           swap_running(list, i, --list.active);  // the job swapped in is read next, at i
           continue;
         }
+        newest = std::max(newest, y.start);
         cands.push_back({y.job, r, vp, y.gpus, y.admission, r != q, p.now - y.last_checkpoint});
         ++i;
       }
+      if (!past) list.newest_start = newest;  // every active job was read
     }
   }
-  if (cands.empty()) return failed();
+  // A failed search is remembered where it reads nothing that moves without a stamp: not beside a backfill
+  // shadow (GPUs held back for this pass only), not in an order that reads the time (LeastWorkLost).
+  auto failed_search = [&] {
+    if (!p.shadow_on && options_.victim_order == VictimOrder::Kueue)
+      searched_[static_cast<std::size_t>(job)] = stamp_ + 1;
+    return failed();
+  };
+  if (cands.empty()) return failed_search();
   // before() is a total order, so a list sorted on its own (own, below) has the order it would have within cands.
   auto sort_victims = [&](std::vector<VictimCandidate>& list) {
     std::sort(list.begin(), list.end(),
@@ -660,7 +836,7 @@ bool Scheduler::try_preempt(int job, Pass& p) {
   } else {
     ok = (under_nominal && minimal(cands, false, std::nullopt)) || minimal(own, true, std::nullopt);
   }
-  if (!ok) return failed();
+  if (!ok) return failed_search();
   for (const auto& v : victims) {
     Job& y = jobs_[v.job];
     by_end_.erase({y.est_end, v.job});
@@ -676,8 +852,11 @@ bool Scheduler::try_preempt(int job, Pass& p) {
     why.kind = WaitKind::Preempted;
     why.job = job;
     y.reason = why;
+    quiet_[static_cast<std::size_t>(v.job)] = 0;
     p.result.waits.push_back({v.job, why});
   }
+  ++p.quota_epoch;  // usage fell: the quota walls of this pass no longer hold
+  freed_stamp_ = ++stamp_;
   PlacementOutcome placed = place(x, p);
   assert(!placed.gpus.empty());
   start(job, std::move(placed.gpus), p);

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -76,7 +77,7 @@ class Scheduler {
   void checkpointed(int job, Seconds now);
   void set_estimated_end(int job, Seconds end);  // a better estimate, e.g. once the job is placed
   void set_remaining(int job, Seconds runtime);  // a waiting job's estimated run time (after a preemption)
-  void capacity_changed() { dirty_ = true; }     // a node went down or came back
+  void capacity_changed() { dirty_ = true, freed_stamp_ = ++stamp_; }  // a node went down or came back
   // The topology's sites, in preference order (a one-site job goes to the first site it fits in); none: one site.
   void set_sites(std::vector<SiteRange> sites) { sites_ = std::move(sites); }
   // Node pools: a placement tries the nodes of tier 0 alone, then of tiers 0 and 1, and so on (core/model/pools.hpp
@@ -87,7 +88,7 @@ class Scheduler {
 
   bool is_pending(int job) const { return jobs_[job].state == State::Pending; }
   bool is_running(int job) const { return jobs_[job].state == State::Running; }
-  const PendingReason& reason(int job) const { return jobs_[job].reason; }
+  PendingReason reason(int job) const;  // a Quota reason's numbers are the quota's now
   const std::vector<int>& gpus(int job) const { return jobs_[job].gpus; }
   Seconds estimated_end(int job) const { return jobs_[job].est_end; }
   int pending_count() const { return pending_count_; }
@@ -97,6 +98,9 @@ class Scheduler {
   const PlacementPolicy& placement() const { return *placement_; }
   const OrderingPolicy& ordering() const { return *ordering_; }
   std::uint64_t passes() const { return pass_; }
+  // Work counters (bench/regress): pending jobs examined by passes, and preemption searches that read candidates.
+  std::uint64_t examinations() const { return examinations_; }
+  std::uint64_t searches() const { return searches_; }
 
  private:
   enum class State : unsigned char { Idle, Pending, Running };
@@ -129,21 +133,42 @@ class Scheduler {
   // job when it meets it (and lists it, as it did), and schedule() moves it back when relax_ reaches its end, so that
   // searches read only the jobs they may take instead of every exempt one again (same candidates: parked jobs fail the
   // exemption test at every search before their end, and a priority's jobs are candidates or not by priority alike).
+  // active_gpus sums the active ones' GPUs; newest_start is at least the latest start among them, so that no active
+  // job is exempt while newest_start + exempt <= now (try_preempt's bound reads both).
   struct RunningList {
     std::vector<Running> jobs;
     std::size_t active = 0;
+    long long active_gpus = 0;
+    Seconds newest_start{-std::numeric_limits<double>::infinity()};
+    std::uint64_t grown = 0;  // stamp_ when a job last joined the active ones
   };
+  // Ordered by (neg_priority, order, job); gpus and enqueued ride along for the pass's quiet-wait test.
   struct Key {
     int neg_priority;
+    int gpus;
     std::int64_t order;
     int job;
-    auto operator<=>(const Key&) const = default;
+    Seconds enqueued;
+    bool operator<(const Key& o) const {
+      if (neg_priority != o.neg_priority) return neg_priority < o.neg_priority;
+      if (order != o.order) return order < o.order;
+      return job < o.job;
+    }
   };
   struct Pass;
   struct Scratch;
 
-  Key key(int job) const { return {-jobs_[job].spec.priority, jobs_[job].order, job}; }
+  Key key(int job) const {
+    const Job& x = jobs_[job];
+    return {-x.spec.priority, x.spec.gpus, x.order, job, x.enqueued};
+  }
+  bool quiet_wait(const Key& k, int queue, bool first_round, const Pass& p) const;
+  void set_quiet(int job) {
+    const Job& x = jobs_[job];
+    quiet_[static_cast<std::size_t>(job)] = x.reason.kind == WaitKind::Quota && x.preempted_by < 0;
+  }
   void advance_usage(Seconds now);
+  void settle_pending();  // after a pass: started jobs out, preempted ones in
   void examine(int job, Pass& p);
   void start(int job, std::vector<int> gpus, Pass& p);
   bool try_preempt(int job, Pass& p);
@@ -157,6 +182,7 @@ class Scheduler {
   void swap_running(RunningList& list, std::size_t a, std::size_t b);   // two slots, their jobs' run_slot kept
   void unpark(int job, Seconds now);  // back among the candidates once its exemption ended (relax_ reached it)
   long long preemptible_gpus(int queue, int priority) const;  // an upper bound of what victims could free
+  bool search_may_succeed(const Job& x, const Pass& p);  // try_preempt's bound, before it gathers candidates
   bool would_borrow(int job) const;  // this pass: it takes its queue past the nominal quota (Kueue's Borrowing)
 
   CohortQuota quota_;
@@ -170,7 +196,25 @@ class Scheduler {
   std::vector<std::vector<int>> cohort_queues_;  // per queue: the queues of its cohort (itself when in none)
 
   std::vector<Job> jobs_;
-  std::vector<std::set<Key>> pending_;  // per queue
+  // Per job: it waits for quota and was not preempted by a job still running (Job's reason and preempted_by, kept
+  // apart so that a pass can pass over such jobs reading only this and their Key).
+  std::vector<char> quiet_;
+  // What may let a failed preemption search succeed is stamped (stamp_ counts up): GPUs freed or usage lowered (a
+  // job's end, a preemption, a node back, anything the cluster saw between passes, a relaxed topology constraint) in
+  // freed_stamp_; a job joining a running list's active ones in the list (RunningList::grown); a borrowing queue
+  // growing in borrow_stamp_. searched_[job] is stamp_ + 1 as the job's last full search failed (0: none): while
+  // no stamp that search read is later, the same search fails again (try_preempt skips it).
+  std::uint64_t stamp_ = 0;
+  std::uint64_t freed_stamp_ = 0;
+  std::vector<std::uint64_t> borrow_stamp_;
+  std::vector<std::uint64_t> searched_;
+  std::uint64_t cluster_changes_ = 0;  // the cluster's changes() as the last pass ended
+  // Per queue, in order. A pass reads them by index, so they hold still while it runs: a job it starts stays listed
+  // (not Pending any more) and jobs it preempts are enqueued into pass_enqueued_; both are settled as it ends.
+  std::vector<std::vector<Key>> pending_;
+  std::vector<Key> pass_enqueued_;
+  std::vector<char> pass_started_in_;  // per queue: a job of it started in this pass
+  bool in_pass_ = false;
   std::vector<std::map<int, RunningList>> running_in_;  // per queue: priority -> its running jobs
   std::vector<std::map<int, int>> running_gpus_;                 // per queue: priority -> GPUs held
   std::set<std::pair<Seconds, int>> by_end_;               // running jobs by estimated end
@@ -184,6 +228,7 @@ class Scheduler {
   std::int64_t next_head_order_ = INT64_MIN / 2;
   int pending_count_ = 0;
   std::uint64_t pass_ = 0;
+  std::uint64_t examinations_ = 0, searches_ = 0;
   std::uint64_t admissions_ = 0;  // jobs started so far: the admission order preemption reads
   bool dirty_ = false;
   std::vector<int> node_tiers_;  // by node; empty: no pools

@@ -74,6 +74,46 @@ TEST_CASE("scheduler: priority, then order, without backfill a capacity-blocked 
   CHECK_THAT(describe(result.waits[1].reason, {"a", "b", "c"}, {"q"}), Catch::Contains("behind b (priority 1)"));
 }
 
+// try_preempt skips a search its quota bound shows hopeless, but never one that would park an exempt job: the parked
+// job's exemption end is when the scheduler looks again (next_deadline), and a skipped search would have lost it.
+TEST_CASE("scheduler: a hopeless preemption search still parks the exempt jobs it meets", "[unit][sched]") {
+  ClusterState state(testing::rail_cluster(3));
+  QueueSpec q{"q", 16};
+  q.within_queue = WithinQueuePreemption::LowerPriority;
+  SchedulerOptions options;
+  options.preemption_exempt_time = Seconds(600);
+  // 0: low (priority 0), 1: high (priority 9), both 8 GPUs; 2: 16 GPUs at priority 5, over the quota even with low gone.
+  Scheduler sched({q}, options, {{0, 0, 8}, {0, 9, 8}, {0, 5, 16}});
+  sched.enqueue(0, Seconds(0), Seconds(1e5));
+  sched.enqueue(1, Seconds(0), Seconds(1e5));
+  auto started = sched.schedule(Seconds(0), state);
+  REQUIRE(started.starts.size() == 2);
+  CHECK_FALSE(sched.next_deadline());
+  sched.enqueue(2, Seconds(60), Seconds(100));
+  auto at60 = sched.schedule(Seconds(60), state);
+  CHECK(at60.preemptions.empty());
+  REQUIRE(at60.waits.size() == 1);
+  CHECK(at60.waits[0].reason.kind == WaitKind::Quota);
+  // Its search met low, exempt until 600 s, and parked it: the scheduler looks again then.
+  REQUIRE(sched.next_deadline());
+  CHECK(sched.next_deadline()->value == Approx(600));
+  // At 600 s low may be preempted, but taking it leaves the job over its quota: the bound skips the search.
+  auto at600 = sched.schedule(Seconds(600), state);
+  CHECK(at600.preemptions.empty());
+  CHECK(at600.starts.empty());
+  CHECK(sched.is_pending(2));
+  CHECK(sched.reason(2).kind == WaitKind::Quota);
+  CHECK(sched.reason(2).a == 16);  // the queue's usage, read when asked
+  // Once high ends, the quota fits with low taken: low is preempted.
+  state.release(sched.gpus(1));
+  sched.finished(1, Seconds(700));
+  auto at700 = sched.schedule(Seconds(700), state);
+  REQUIRE(at700.preemptions.size() == 1);
+  CHECK(at700.preemptions[0].victim == 0);
+  REQUIRE(at700.starts.size() == 1);
+  CHECK(at700.starts[0].job == 2);
+}
+
 TEST_CASE("NVLink domains over 64 GPUs: a node of 72, 130 or 576 GPUs places jobs and keeps its indexes",
           "[unit][sched]") {
   // A node's free GPUs were one 64-bit mask: a 576-GPU node never placed a job, and 72- to 200-GPU nodes gave GPU
