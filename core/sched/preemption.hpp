@@ -35,6 +35,7 @@ class PreemptionPolicy {
     return queues_[queue].within_queue == WithinQueuePreemption::LowerOrNewerEqualPriority;
   }
   bool reclaims(int queue) const { return queues_[queue].reclaim != ReclaimPreemption::Never; }
+  bool has_borrow_threshold(int queue) const { return queues_[queue].borrow_within_cohort; }  // borrow_threshold()
   ReclaimPreemption reclaim_mode(int queue) const { return queues_[queue].reclaim; }
   // Kueue's flavor assigner: a job may trigger preemption only if it alone fits within the nominal quota, or, with
   // borrow_within_cohort, within what the queue may ever use (max_usable; the reader already guarantees that).

@@ -174,7 +174,7 @@ long long Scheduler::preemptible_gpus(int q, int prio) const {
   long long avail = 0;
   if (preemption_.preempts_within(q)) avail += held_below(q, preemption_.newer_equal_within(q) ? prio + 1 : prio);
   // Other queues' jobs are taken only while the queue is under its nominal quota, or with borrow_within_cohort.
-  if (preemption_.reclaims(q) && (usage_.used[q] < nominal_[q] || preemption_.borrow_threshold(q, prio)))
+  if (preemption_.reclaims(q) && (usage_.used[q] < nominal_[q] || preemption_.has_borrow_threshold(q)))
     for (int r : cohort_queues_[q]) {
       if (r == q || !quota_.borrowing(usage_, r)) continue;
       avail += preemption_.reclaim_mode(q) == ReclaimPreemption::Any ? usage_.used[r] : held_below(r, prio);
@@ -192,7 +192,7 @@ bool Scheduler::search_may_succeed(const Job& x, const Pass& p) {
   const int prio = x.spec.priority;
   const int g = x.spec.gpus;
   const Seconds exempt = options_.preemption_exempt_time;
-  const auto threshold = preemption_.borrow_threshold(q, prio);
+  const bool threshold = preemption_.has_borrow_threshold(q);
   const bool under_nominal = usage_.used[q] < nominal_[q];
   const bool equal_too = preemption_.newer_equal_within(q);
   std::vector<long long>& in = scratch_->bound_in;
@@ -470,7 +470,7 @@ bool Scheduler::quiet_wait(const Key& k, int q, bool first_round, const Pass& p)
   if (!preemption_.preempts_within(q) && !preemption_.reclaims(q)) return true;
   if (!preemption_.eligible(q, k.gpus, quota_)) return true;
   const int prio = -k.neg_priority;
-  const bool threshold = preemption_.borrow_threshold(q, prio).has_value();
+  const bool threshold = preemption_.has_borrow_threshold(q);
   for (const auto& f : p.preempt_failed[q])
     if (f.gpus <= k.gpus && ((f.priority == prio && f.queued <= k.enqueued) || (f.priority > prio && !threshold)))
       return true;
@@ -598,7 +598,7 @@ bool Scheduler::try_preempt(int job, Pass& p) {
   const int g = x.spec.gpus;
   if (!preemption_.preempts_within(q) && !preemption_.reclaims(q)) return false;
   if (!preemption_.eligible(q, g, quota_)) return false;
-  const bool threshold = preemption_.borrow_threshold(q, prio).has_value();
+  const bool threshold = preemption_.has_borrow_threshold(q);
   for (const auto& f : p.preempt_failed[q])
     if (f.gpus <= g && ((f.priority == prio && f.queued <= x.enqueued) || (f.priority > prio && !threshold)))
       return false;
