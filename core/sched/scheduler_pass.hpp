@@ -1,0 +1,51 @@
+// The Scheduler's per-pass state and search buffers, shared by its two source files (scheduler.cpp: the pass;
+// scheduler_preempt.cpp: the preemption search). Private to core/sched.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/sched/scheduler.hpp"
+
+namespace tt {
+
+struct Scheduler::Pass {
+  Seconds now;
+  ClusterState* cluster;
+  ScheduleResult result;
+  std::vector<int> strict_blocked;  // per queue: its blocked head when the queue is StrictFIFO
+  int blocker = -1;                 // backfill off: the first job blocked by capacity
+  std::vector<int> shadow;          // reserved GPUs held back from jobs that would outlive the reservation
+  bool shadow_on = false;
+  // Per queue: jobs that found no victims, as (priority, gpus, queued at). A job with at least as many GPUs finds none
+  // either if it has the same priority and was queued no earlier, or a lower priority and no borrow threshold: its
+  // candidates are the same or fewer, met in the same order (a lower priority's are a prefix of each kind), so every
+  // search below removes no more than the failed one did, and a larger job fits no sooner. (With borrow_within_cohort
+  // the threshold depends on the priority, so only the same priority counts.)
+  struct Failed {
+    int priority, gpus;
+    Seconds queued;
+  };
+  std::vector<std::vector<Failed>> preempt_failed;
+  // Per queue: the fewest GPUs a job of it failed the quota with in this pass, while quota_epoch was `epoch` (a
+  // committed preemption lowers usage and moves quota_epoch; starts only raise usage). A job asking at least as many
+  // fails the quota as well (CohortQuota::fits falls with the GPUs asked).
+  struct Wall {
+    int gpus = 0;
+    std::uint64_t epoch = ~std::uint64_t{0};
+  };
+  std::vector<Wall> quota_wall;
+  std::uint64_t quota_epoch = 0;
+};
+
+// try_preempt's buffers, kept from one search to the next.
+struct Scheduler::Scratch {
+  std::vector<VictimCandidate> cands;
+  std::vector<long long> freed_in;  // GPUs freed per queue
+  // GPUs the victims would free per node and nodes they would wholly free per group (zero between uses), the nodes
+  // and groups touched, and the groups' wholly free nodes.
+  std::vector<int> freed_on, whole_in, touched, groups_touched, best_groups;
+  std::vector<long long> bound_in;  // search_may_succeed: GPUs per queue
+};
+
+}  // namespace tt
