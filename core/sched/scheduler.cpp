@@ -60,7 +60,7 @@ void Scheduler::enqueue(int job, Seconds now, Seconds runtime, bool at_head) {
   x.enqueued = now;
   x.runtime = runtime;
   x.reason = PendingReason{};
-  quiet_[static_cast<std::size_t>(job)] = 0;
+  set_quiet(job);
   searched_[static_cast<std::size_t>(job)] = 0;
   if (in_pass_) {
     pass_enqueued_.push_back(key(job));
@@ -410,7 +410,7 @@ void Scheduler::examine(int job, Pass& p) {
     if (w.epoch != p.quota_epoch || g < w.gpus) w = {g, p.quota_epoch};
     if (try_preempt(job, p)) return;
     // Still waiting for quota: nothing to report, and its numbers are read from the quota when asked (reason()).
-    if (x.reason.kind == WaitKind::Quota && x.preempted_by < 0 && !strict_[q]) return;
+    if (quiet_[static_cast<std::size_t>(job)] && !strict_[q]) return;
     return wait(job, quota_.why_not(usage_, q, g), p);
   }
   if (p.blocker >= 0) {
@@ -473,7 +473,7 @@ void Scheduler::start(int job, std::vector<int> gpus, Pass& p) {
       ++x.per_node.back().second;
   x.reason = PendingReason{};
   x.preempted_by = -1;
-  quiet_[static_cast<std::size_t>(job)] = 0;
+  set_quiet(job);
   by_end_.insert({x.est_end, job});
   add_running(job, +1);
   // Jobs started after the reservation was made end before it or keep off its GPUs; the list of ends is stale.

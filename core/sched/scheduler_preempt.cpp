@@ -344,7 +344,7 @@ bool Scheduler::try_preempt(int job, Pass& p) {
     why.kind = WaitKind::Preempted;
     why.job = job;
     y.reason = why;
-    quiet_[static_cast<std::size_t>(v.job)] = 0;
+    set_quiet(v.job);
     p.result.waits.push_back({v.job, why});
   }
   ++p.quota_epoch;  // usage fell: the quota walls of this pass no longer hold
