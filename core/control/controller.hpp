@@ -54,6 +54,7 @@ class Controller {
   const std::vector<int>& job_gpus(int job) const;
   std::uint64_t scheduler_passes() const;  // scheduling passes run so far: a work counter for bench/regress
   std::uint64_t scheduler_examinations() const;  // pending jobs examined by those passes
+  std::string scheduler_audit(Seconds now) const;  // Scheduler::audit: "" when its shortcuts agree with a recount
   std::uint64_t preemption_searches() const;     // preemption searches that read candidates
 
  private:

@@ -1,5 +1,6 @@
 #include "core/sched/cluster_state.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cassert>
 
@@ -38,10 +39,6 @@ ClusterState::ClusterState(const Topology& topo) : gpus_per_node_(topo.gpus_per_
   free_total_ = n * gpus_per_node_;
   up_nodes_ = n;
 }
-
-int ClusterState::free_of(const Node& n) const { return n.free; }
-
-int ClusterState::free_gpus(int node) const { return free_of(nodes_[node]); }
 
 bool ClusterState::gpu_free(int gpu) const {
   const Node& n = nodes_[gpu / gpus_per_node_];
@@ -111,27 +108,38 @@ void ClusterState::allocate(const std::vector<int>& gpus) { change(gpus, false);
 
 void ClusterState::release(const std::vector<int>& gpus) { change(gpus, true); }
 
-// A run of GPUs on one node is indexed once (a job's GPUs come node by node).
+// A run of GPUs on one node is indexed once (a job's GPUs come node by node), and flipped as one mask per word.
 void ClusterState::change(const std::vector<int>& gpus, bool to_free) {
   ++changes_;
   const int step = to_free ? 1 : -1;
   for (std::size_t i = 0; i < gpus.size();) {
     const int node = gpus[i] / gpus_per_node_;
+    const int first = node * gpus_per_node_;
     Node& n = nodes_[node];
     const int old_free = free_of(n);
     const bool old_whole = whole_free(n);
-    for (; i < gpus.size() && gpus[i] / gpus_per_node_ == node; ++i) {
-      const int gpu = gpus[i];
-      const std::uint64_t bit = std::uint64_t{1} << (gpu % gpus_per_node_ % 64);
-      std::uint64_t& word = word_of(gpu);
-      assert(((word & bit) != 0) != to_free && "GPU given or released twice");
-      word ^= bit;
-      n.free_bits += step;
-      // A node that went down under a running job: backfill and preemption release its GPUs to try a placement and
-      // give them back; `free` stays 0 both ways (it went to -1 and indexed bucket_[-1]: the fleet month's crash).
-      if (n.up) n.free += step;
-      allocated_ -= step;
+    int count = 0;
+    for (; i < gpus.size() && gpus[i] >= first && gpus[i] < first + gpus_per_node_;) {
+      // The run's GPUs within one 64-GPU word of the node, as one mask.
+      const int word = (gpus[i] - first) / 64;
+      std::uint64_t mask = 0;
+      for (; i < gpus.size() && gpus[i] >= first + word * 64 && gpus[i] < std::min(first + (word + 1) * 64,
+                                                                                     first + gpus_per_node_);
+           ++i) {
+        const std::uint64_t bit = std::uint64_t{1} << ((gpus[i] - first) % 64);
+        assert((mask & bit) == 0 && "GPU listed twice");
+        mask |= bit;
+        ++count;
+      }
+      std::uint64_t& w = free_words_[static_cast<std::size_t>(node) * words_per_node_ + static_cast<std::size_t>(word)];
+      assert((to_free ? (w & mask) == 0 : (w & mask) == mask) && "GPU given or released twice");
+      w ^= mask;
     }
+    n.free_bits += step * count;
+    // A node that went down under a running job: backfill and preemption release its GPUs to try a placement and
+    // give them back; `free` stays 0 both ways (it went to -1 and indexed bucket_[-1]: the fleet month's crash).
+    if (n.up) n.free += step * count;
+    allocated_ -= step * count;
     reindex(node, old_free, old_whole);
   }
 }

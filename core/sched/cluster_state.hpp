@@ -24,7 +24,7 @@ class ClusterState {
   const std::vector<int>& group_nodes(int group) const { return group_nodes_[group]; }
 
   bool schedulable(int node) const { return nodes_[node].up; }
-  int free_gpus(int node) const;  // 0 when the node is not schedulable
+  int free_gpus(int node) const { return nodes_[node].free; }  // 0 when the node is not schedulable
   bool gpu_free(int gpu) const;
   int whole_free_nodes_in_group(int group) const { return whole_free_in_group_[group]; }
   int whole_free_nodes() const { return whole_free_total_; }
@@ -51,6 +51,8 @@ class ClusterState {
           if (!f(static_cast<int>(i * 64 + std::countr_zero(word)), w)) return;
     }
   }
+  int max_group_size() const { return max_group_size_; }
+  int groups_with_whole_free(int whole) const { return group_bucket_count_[whole]; }  // groups with exactly that many
   // Share of the free GPUs that sit on partly used nodes (0: every free GPU is on a wholly free node).
   double fragmentation() const;
 
@@ -70,7 +72,7 @@ class ClusterState {
   std::size_t word_index(int gpu) const {
     return static_cast<std::size_t>(gpu / gpus_per_node_) * words_per_node_ + (gpu % gpus_per_node_) / 64;
   }
-  int free_of(const Node& n) const;
+  static int free_of(const Node& n) { return n.free; }
   // Moves a node between buckets and group counts after its mask or state changed (old values given).
   void reindex(int node, int old_free, bool old_whole);
   void change(const std::vector<int>& gpus, bool to_free);  // allocate (false) or release (true)

@@ -32,6 +32,7 @@ Scheduler::Scheduler(const std::vector<QueueSpec>& queues, const SchedulerOption
       if (r == q || (quota_.in_cohort(q) && quota_.cohort_of(r) == quota_.cohort_of(q))) cohort_queues_[q].push_back(r);
   jobs_.resize(jobs.size());
   quiet_.assign(jobs.size(), 0);
+  victims_of_.resize(jobs.size());
   searched_.assign(jobs.size(), 0);
   borrow_stamp_.assign(queues.size(), 0);
   for (std::size_t j = 0; j < jobs.size(); ++j) jobs_[j].spec = jobs[j];
@@ -88,18 +89,21 @@ void Scheduler::add_running(int job, int sign) {
   const Job& x = jobs_[job];
   const int q = x.spec.queue;
   RunningList& same = running_in_[q][x.spec.priority];
+  if (same.bit < 0) same.bit = next_list_bit_ < kOtherLists ? next_list_bit_++ : kOtherLists;
   if (sign > 0) {  // among the active ones: the first search that meets it while exempt parks it
+    hold(x, same.bit, +1);
     same.jobs.push_back({job, x.spec.gpus, x.start, x.enqueued, x.last_checkpoint, x.admission});
     jobs_[job].run_slot = static_cast<int>(same.jobs.size() - 1);
-    swap_running(same, same.active++, same.jobs.size() - 1);
+    swap_running(same, same.active++, same.jobs.size() - 1);  // the last fresh one
     same.active_gpus += x.spec.gpus;
     same.grown = ++stamp_;
-    same.newest_start = std::max(same.newest_start, x.start);
     running_gpus_[q][x.spec.priority] += x.spec.gpus;
   } else {
     auto slot = static_cast<std::size_t>(x.run_slot);
+    hold(x, slot < same.active ? same.bit : kOtherLists, -1);
+    if (slot < same.settled) swap_running(same, slot, --same.settled), slot = same.settled;  // now the first fresh
     if (slot < same.active) {
-      swap_running(same, slot, --same.active), slot = same.active;  // now the last active slot
+      swap_running(same, slot, --same.active), slot = same.active;  // now the first parked
       same.active_gpus -= x.spec.gpus;
     }
     swap_running(same, slot, same.jobs.size() - 1);
@@ -107,6 +111,18 @@ void Scheduler::add_running(int job, int sign) {
     jobs_[job].run_slot = -1;
     if ((running_gpus_[q][x.spec.priority] -= x.spec.gpus) == 0) running_gpus_[q].erase(x.spec.priority);
   }
+}
+
+void Scheduler::sync_holders(const ClusterState& cluster) {
+  if (holders_.ready() && cluster_nodes_ == cluster.nodes()) return;
+  cluster_nodes_ = cluster.nodes();
+  std::vector<int> groups(static_cast<std::size_t>(cluster.nodes()));
+  for (int n = 0; n < cluster.nodes(); ++n) groups[static_cast<std::size_t>(n)] = cluster.group_of(n);
+  holders_.set_groups(std::move(groups));
+  for (const auto& by_priority : running_in_)
+    for (const auto& [prio, list] : by_priority)
+      for (std::size_t i = 0; i < list.jobs.size(); ++i)
+        hold(jobs_[list.jobs[i].job], i < list.active ? list.bit : kOtherLists, +1);
 }
 
 void Scheduler::unpark(int job, Seconds now) {
@@ -119,10 +135,13 @@ void Scheduler::unpark(int job, Seconds now) {
   const auto slot = static_cast<std::size_t>(x.run_slot);
   // Parked, and this relax time is its own admission's exemption end (a stale one of an earlier admission is earlier).
   if (slot < same.active || same.jobs[slot].start + options_.preemption_exempt_time > now) return;
-  swap_running(same, slot, same.active++);
+  // Among the settled ones (its exemption ended): first the first parked, then the first fresh one's place.
+  swap_running(same, slot, same.active);
+  swap_running(same, same.active++, same.settled++);
+  hold(x, kOtherLists, -1);
+  hold(x, same.bit, +1);
   same.active_gpus += x.spec.gpus;
   same.grown = ++stamp_;
-  same.newest_start = std::max(same.newest_start, x.start);
 }
 
 void Scheduler::finished(int job, Seconds now) {
@@ -134,8 +153,19 @@ void Scheduler::finished(int job, Seconds now) {
   add_running(job, -1);
   x.gpus.clear();
   x.state = State::Idle;
+  stopped_running(job);
   dirty_ = true;
   freed_stamp_ = ++stamp_;
+}
+
+// Its victims that still name it are not quiet any more; they stay listed, as they are quiet again once it runs again
+// and they are examined (wait()).
+void Scheduler::stopped_running(int job) {
+  std::erase_if(victims_of_[static_cast<std::size_t>(job)], [&](int v) {
+    if (jobs_[v].preempted_by != job) return true;
+    set_quiet(v);
+    return false;
+  });
 }
 
 void Scheduler::checkpointed(int job, Seconds now) {
@@ -180,6 +210,7 @@ ScheduleResult Scheduler::schedule(Seconds now, ClusterState& cluster) {
     dirty_ = true;
   }
   if (!dirty_) return {};
+  sync_holders(cluster);
   if (cluster.changes() != cluster_changes_) freed_stamp_ = ++stamp_;  // GPUs released or nodes changed since
   dirty_ = false;
   ++pass_;
@@ -349,7 +380,8 @@ PlacementOutcome Scheduler::place_on(const Job& x, const Pass& p, const ClusterS
 // Whether examining this pending job would do nothing: it fails the quota (a job of its queue asking no more GPUs
 // failed it in this pass, and usage has not fallen since), its preemption search ends before it starts (no
 // preemption for its queue, not eligible, or the pass's record of failed searches, as try_preempt reads it), and it
-// already waits for quota, not preempted by a running job, in a queue that is not StrictFIFO (examine's quiet return).
+// already waits for quota, or for the running job that preempted it, in a queue that is not StrictFIFO (examine's
+// quiet return).
 // In the first round a job that would borrow ends its queue's round, so one asking more than the nominal quota counts.
 bool Scheduler::quiet_wait(const Key& k, int q, bool first_round, const Pass& p) const {
   if (!quiet_[static_cast<std::size_t>(k.job)] || strict_[q]) return false;
@@ -409,7 +441,8 @@ void Scheduler::examine(int job, Pass& p) {
     Pass::Wall& w = p.quota_wall[q];
     if (w.epoch != p.quota_epoch || g < w.gpus) w = {g, p.quota_epoch};
     if (try_preempt(job, p)) return;
-    // Still waiting for quota: nothing to report, and its numbers are read from the quota when asked (reason()).
+    // Still waiting for quota: nothing to report, and its numbers are read from the quota when asked (reason()); or
+    // preempted by a job still running, as it says already.
     if (quiet_[static_cast<std::size_t>(job)] && !strict_[q]) return;
     return wait(job, quota_.why_not(usage_, q, g), p);
   }
@@ -440,7 +473,7 @@ void Scheduler::examine(int job, Pass& p) {
     auto it = by_end_.begin();
     auto next_end = [&](RunningEnd& e) {
       if (it == by_end_.end()) return false;
-      e = RunningEnd{it->first, &jobs_[it->second].gpus};
+      e = RunningEnd{it->first, &jobs_[it->second].gpus, &jobs_[it->second].per_node};
       ++it;
       return true;
     };
@@ -478,6 +511,48 @@ void Scheduler::start(int job, std::vector<int> gpus, Pass& p) {
   add_running(job, +1);
   // Jobs started after the reservation was made end before it or keep off its GPUs; the list of ends is stale.
   p.result.starts.push_back({job, std::move(gpus)});
+}
+
+std::string Scheduler::audit(Seconds now) const {
+  for (std::size_t j = 0; j < jobs_.size(); ++j) {
+    const Job& x = jobs_[j];
+    const bool quiet = x.preempted_by < 0
+                           ? x.reason.kind == WaitKind::Quota
+                           : x.reason.kind == WaitKind::Preempted && jobs_[x.preempted_by].state == State::Running;
+    if (x.state == State::Pending && (quiet_[j] != 0) != quiet) return "job " + std::to_string(j) + ": quiet_ stale";
+  }
+  const Seconds exempt = options_.preemption_exempt_time;
+  std::vector<std::vector<int>> held;  // per list bit: GPUs per node
+  for (const auto& by_priority : running_in_)
+    for (const auto& [prio, list] : by_priority) {
+      if (list.settled > list.active || list.active > list.jobs.size()) return "running list: runs out of order";
+      long long gpus = 0;
+      for (std::size_t i = 0; i < list.jobs.size(); ++i) {
+        const Running& y = list.jobs[i];
+        const Job& x = jobs_[y.job];
+        if (x.state != State::Running || x.run_slot != static_cast<int>(i)) return "running list: a stale slot";
+        if (i < list.settled && y.start + exempt > now) return "job " + std::to_string(y.job) + ": settled, exempt";
+        if (i >= list.active && !relax_.contains({y.start + exempt, y.job}))
+          return "job " + std::to_string(y.job) + ": parked, never unparked";
+        if (i < list.active) gpus += y.gpus;
+        const int bit = i < list.active ? list.bit : kOtherLists;
+        if (held.size() <= static_cast<std::size_t>(bit)) held.resize(static_cast<std::size_t>(bit) + 1);
+        for (const auto& [node, n] : x.per_node) {
+          auto& h = held[static_cast<std::size_t>(bit)];
+          if (h.size() <= static_cast<std::size_t>(node)) h.resize(static_cast<std::size_t>(node) + 1, 0);
+          h[static_cast<std::size_t>(node)] += n;
+        }
+      }
+      if (gpus != list.active_gpus) return "running list: active_gpus stale";
+    }
+  if (!holders_.ready()) return "";
+  for (int n = 0; n < cluster_nodes_; ++n)
+    for (int b = 0; b < 64; ++b) {
+      const auto& h = static_cast<std::size_t>(b) < held.size() ? held[static_cast<std::size_t>(b)] : std::vector<int>{};
+      const int want = static_cast<std::size_t>(n) < h.size() ? h[static_cast<std::size_t>(n)] : 0;
+      if (holders_.held(n, b) != want) return "node " + std::to_string(n) + ": holders stale";
+    }
+  return holders_.audit();
 }
 
 }  // namespace tt

@@ -15,12 +15,14 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "core/model/scenario.hpp"
 #include "core/sched/backfill.hpp"
 #include "core/sched/cluster_state.hpp"
+#include "core/sched/node_holders.hpp"
 #include "core/sched/ordering.hpp"
 #include "core/sched/pending_reason.hpp"
 #include "core/sched/placement.hpp"
@@ -101,6 +103,10 @@ class Scheduler {
   // Work counters (bench/regress): pending jobs examined by passes, and preemption searches that read candidates.
   std::uint64_t examinations() const { return examinations_; }
   std::uint64_t searches() const { return searches_; }
+  // What the scheduler keeps to skip work, against a recount from its jobs ("" when they agree; else what differs):
+  // which waiting jobs a pass may pass over, the running lists' settled, fresh and parked jobs, where they hold GPUs.
+  // For tests: O(jobs + nodes).
+  std::string audit(Seconds now) const;
 
  private:
   enum class State : unsigned char { Idle, Pending, Running };
@@ -128,19 +134,21 @@ class Scheduler {
     Seconds start, enqueued, last_checkpoint;
     std::uint64_t admission = 0;
   };
-  // A queue's running jobs of one priority, in any order: the first `active` may be preemption candidates; the rest
-  // are parked, exempt from preemption until their exemption end, which is listed in relax_. A search parks an exempt
-  // job when it meets it (and lists it, as it did), and schedule() moves it back when relax_ reaches its end, so that
-  // searches read only the jobs they may take instead of every exempt one again (same candidates: parked jobs fail the
-  // exemption test at every search before their end, and a priority's jobs are candidates or not by priority alike).
-  // active_gpus sums the active ones' GPUs; newest_start is at least the latest start among them, so that no active
-  // job is exempt while newest_start + exempt <= now (try_preempt's bound reads both).
+  // A queue's running jobs of one priority, in three runs: settled, fresh, parked. The settled and fresh ones are
+  // active: they may be preemption candidates. The parked ones are exempt from preemption until their exemption end,
+  // which is listed in relax_. A search parks an exempt job when it meets it (and lists it, as it did), and schedule()
+  // moves it back when relax_ reaches its end, so that searches read only the jobs they may take instead of every
+  // exempt one again (same candidates: parked jobs fail the exemption test at every search before their end, and a
+  // priority's jobs are candidates or not by priority alike). A job joins the fresh ones as it starts; a search reads
+  // the fresh ones before anything else and moves those no longer exempt to the settled ones, which never are (their
+  // start is older than the exemption time, or they were parked until its end). So every exempt active job is fresh,
+  // and a search that may park one reads only the fresh ones to find it. active_gpus sums the active ones' GPUs.
   struct RunningList {
     std::vector<Running> jobs;
-    std::size_t active = 0;
+    std::size_t settled = 0, active = 0;  // [0, settled) settled, [settled, active) fresh, [active, size) parked
     long long active_gpus = 0;
-    Seconds newest_start{-std::numeric_limits<double>::infinity()};
     std::uint64_t grown = 0;  // stamp_ when a job last joined the active ones
+    int bit = -1;             // its bit in node_lists_ (kOtherLists past the 63rd list)
   };
   // Ordered by (neg_priority, order, job); gpus and enqueued ride along for the pass's quiet-wait test.
   struct Key {
@@ -165,7 +173,9 @@ class Scheduler {
   bool quiet_wait(const Key& k, int queue, bool first_round, const Pass& p) const;
   void set_quiet(int job) {
     const Job& x = jobs_[job];
-    quiet_[static_cast<std::size_t>(job)] = x.reason.kind == WaitKind::Quota && x.preempted_by < 0;
+    quiet_[static_cast<std::size_t>(job)] =
+        x.preempted_by < 0 ? x.reason.kind == WaitKind::Quota
+                           : x.reason.kind == WaitKind::Preempted && jobs_[x.preempted_by].state == State::Running;
   }
   void advance_usage(Seconds now);
   void settle_pending();  // after a pass: started jobs out, preempted ones in
@@ -182,7 +192,18 @@ class Scheduler {
   void swap_running(RunningList& list, std::size_t a, std::size_t b);   // two slots, their jobs' run_slot kept
   void unpark(int job, Seconds now);  // back among the candidates once its exemption ended (relax_ reached it)
   long long preemptible_gpus(int queue, int priority) const;  // an upper bound of what victims could free
-  bool search_may_succeed(const Job& x, const Pass& p);  // try_preempt's bound, before it gathers candidates
+  // try_preempt's bound, before it gathers candidates; it parks the exempt jobs the search would meet first.
+  bool search_may_succeed(const Job& x, Pass& p);
+  // The fresh jobs of a list the search for x reads (candidates by `candidate`): exempt ones parked, those never to
+  // be exempt again settled.
+  template <class Candidate>
+  void park_fresh(RunningList& list, const Candidate& candidate, Seconds now);
+  // holders_ (search_may_succeed's bound on wholly freed nodes): a job's GPUs into or out of its list's bit.
+  static constexpr int kOtherLists = NodeHolders::kOther;
+  void hold(const Job& x, int bit, int sign) {
+    if (holders_.ready()) holders_.hold(x.per_node, bit, sign);
+  }
+  void sync_holders(const ClusterState& cluster);  // the cluster's groups; every running job held again if they moved
   bool would_borrow(int job) const;  // this pass: it takes its queue past the nominal quota (Kueue's Borrowing)
 
   CohortQuota quota_;
@@ -196,9 +217,12 @@ class Scheduler {
   std::vector<std::vector<int>> cohort_queues_;  // per queue: the queues of its cohort (itself when in none)
 
   std::vector<Job> jobs_;
-  // Per job: it waits for quota and was not preempted by a job still running (Job's reason and preempted_by, kept
-  // apart so that a pass can pass over such jobs reading only this and their Key).
+  // Per job: it waits for quota and was not preempted by a job still running, or it was preempted by a job still
+  // running and says so: what wait() would leave as it is when the quota stops it (Job's reason and preempted_by,
+  // kept apart so that a pass can pass over such jobs reading only this and their Key).
   std::vector<char> quiet_;
+  std::vector<std::vector<int>> victims_of_;  // per job: the jobs it preempted (quiet_ moves as it stops running)
+  void stopped_running(int job);             // its victims' quiet_ recomputed
   // What may let a failed preemption search succeed is stamped (stamp_ counts up): GPUs freed or usage lowered (a
   // job's end, a preemption, a node back, anything the cluster saw between passes, a relaxed topology constraint) in
   // freed_stamp_; a job joining a running list's active ones in the list (RunningList::grown); a borrowing queue
@@ -208,6 +232,9 @@ class Scheduler {
   std::uint64_t freed_stamp_ = 0;
   std::vector<std::uint64_t> borrow_stamp_;
   std::vector<std::uint64_t> searched_;
+  NodeHolders holders_;  // where each running list's active jobs hold GPUs (lists by RunningList::bit)
+  int next_list_bit_ = 0;
+  int cluster_nodes_ = 0;  // the nodes holders_ was set up for
   std::uint64_t cluster_changes_ = 0;  // the cluster's changes() as the last pass ended
   // Per queue, in order. A pass reads them by index, so they hold still while it runs: a job it starts stays listed
   // (not Pending any more) and jobs it preempts are enqueued into pass_enqueued_; both are settled as it ends.

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/sched/freed_nodes.hpp"
 #include "core/sched/scheduler.hpp"
 
 namespace tt {
@@ -42,9 +43,7 @@ struct Scheduler::Pass {
 struct Scheduler::Scratch {
   std::vector<VictimCandidate> cands;
   std::vector<long long> freed_in;  // GPUs freed per queue
-  // GPUs the victims would free per node and nodes they would wholly free per group (zero between uses), the nodes
-  // and groups touched, and the groups' wholly free nodes.
-  std::vector<int> freed_on, whole_in, touched, groups_touched, best_groups;
+  FreedNodes freed;  // what a set of victims would free
   std::vector<long long> bound_in;  // search_may_succeed: GPUs per queue
 };
 

@@ -1,6 +1,7 @@
 // The Scheduler's preemption search (Kueue's preemption: candidates, minimal victim sets, the paths of GetTargets), and
 // the bounds and memo that let a pass skip searches whose outcome is already known. The pass is in scheduler.cpp.
 #include <algorithm>
+#include <cassert>
 #include <functional>
 #include <limits>
 
@@ -29,34 +30,71 @@ long long Scheduler::preemptible_gpus(int q, int prio) const {
   return avail;
 }
 
+template <class Candidate>
+void Scheduler::park_fresh(RunningList& list, const Candidate& candidate, Seconds now) {
+  const Seconds exempt = options_.preemption_exempt_time;
+  bool grown_now = false;
+  for (std::size_t i = list.settled; i < list.active;) {
+    const Running& y = list.jobs[i];
+    // Compared as the deadline is (start + exempt > now), not as now - start < exempt: in floating point both can
+    // hold with start + exempt == now, and a deadline that is already due made the controller loop on Timer.
+    if (y.start + exempt <= now) {  // never exempt again
+      // A candidate from now on, which a failed search that met it as it started did not take: stamped as it joins.
+      swap_running(list, i++, list.settled++);
+      list.grown = stamp_ + 1;
+      grown_now = true;
+    } else if (y.start == now || !candidate(y)) {  // started at this instant (never killed before it ran): fresh
+      ++i;
+    } else {  // exempt: look again once it may be preempted (listed once per start), parked until then
+      relax_.insert({y.start + exempt, y.job});
+      list.active_gpus -= y.gpus;
+      hold(jobs_[y.job], list.bit, -1);
+      hold(jobs_[y.job], kOtherLists, +1);
+      swap_running(list, i, --list.active);  // the job swapped in is read next, at i
+    }
+  }
+  if (grown_now) ++stamp_;
+}
+
 // The search below (try_preempt) on quota and GPU counts alone, before it gathers a candidate: along each path it may
 // take, every job it could gather taken at once (the active jobs of the priorities its rules take: a superset of its
 // candidates). Quota fits only more as usage falls, so where this says no, each of its searches stops at its first
-// check ("possible" in minimal()); and where no job it would read is exempt, gathering would park none. Then the
-// search is skipped, with the same outcome; most searches in a busy queue ended there, after reading every candidate.
-bool Scheduler::search_may_succeed(const Job& x, const Pass& p) {
+// check ("possible" in minimal()), and the search is skipped with the same outcome; most searches in a busy queue
+// ended there, after reading every candidate. What the search would do besides, park the exempt jobs it meets, is
+// done first, reading the fresh jobs of the lists it reads (every exempt active job is fresh: RunningList).
+bool Scheduler::search_may_succeed(const Job& x, Pass& p) {
   const int q = x.spec.queue;
   const int prio = x.spec.priority;
   const int g = x.spec.gpus;
-  const Seconds exempt = options_.preemption_exempt_time;
   const bool threshold = preemption_.has_borrow_threshold(q);
   const bool under_nominal = usage_.used[q] < nominal_[q];
   const bool equal_too = preemption_.newer_equal_within(q);
   std::vector<long long>& in = scratch_->bound_in;
   in.assign(usage_.used.size(), 0);
   long long own = 0, reclaim = 0;
+  std::uint64_t own_lists = 0, all_lists = 0;  // the lists' bits (all ones: a list past the 63rd, not indexed)
   std::uint64_t help = freed_stamp_;  // the latest stamp the search reads
   for (int r : cohort_queues_[q]) {
     if (r == q ? !preemption_.preempts_within(q) : !preemption_.reclaims(q) || !quota_.borrowing(usage_, r)) continue;
     if (r != q) help = std::max(help, borrow_stamp_[r]);
-    for (const auto& [vp, list] : running_in_[r]) {
+    for (auto& [vp, list] : running_in_[r]) {
       if (r == q ? vp > prio || (vp == prio && !equal_too) : !preemption_.reclaim_candidate(q, prio, vp)) {
         if (r == q || vp > prio) break;  // by priority, as the search stops
         continue;
       }
       if (list.active == 0) continue;
-      if (list.newest_start + exempt > p.now) return true;  // the search would park it: let it
+      if (list.settled < list.active) {
+        if (r == q)
+          park_fresh(
+              list, [&](const Running& y) { return preemption_.within_candidate(q, prio, x.enqueued, vp, y.enqueued); },
+              p.now);
+        else
+          park_fresh(list, [](const Running&) { return true; }, p.now);
+      }
       help = std::max(help, list.grown);
+      const std::uint64_t bit = list.bit == kOtherLists ? ~std::uint64_t{0} : std::uint64_t{1} << list.bit;
+      all_lists |= bit;
+      if (r == q) own_lists |= bit;
       in[r] += list.active_gpus;
       (r == q ? own : reclaim) += list.active_gpus;
     }
@@ -64,9 +102,18 @@ bool Scheduler::search_may_succeed(const Job& x, const Pass& p) {
   // Its last full search failed, and nothing that could help it has happened since.
   if (!p.shadow_on && searched_[static_cast<std::size_t>(&x - jobs_.data())] > help) return false;
   const long long free = p.cluster->total_free_gpus();
-  // Whether the job fits with these GPUs freed: what minimal() checks first.
+  // Whether the job fits with these GPUs freed: what minimal() checks first; and, for a job of whole nodes, whether
+  // enough nodes would be wholly free (within the leaf groups a required topology constraint allows), counting every
+  // node no job outside these lists holds GPUs on (NodeHolders: up or not, none held back): what room_after() checks
+  // with every victim taken, and placement needs (a bound on it: the search frees no more than all of them).
+  const int gpn = p.cluster->gpus_per_node();
+  const auto& topo = x.spec.topology;
+  const int max_groups = topo.required && !(topo.max_wait && p.now >= x.enqueued + *topo.max_wait)
+                             ? topo.max_leaf_groups : 0;
   auto possible = [&](bool with_reclaim, bool borrow) {
     if (free + own + (with_reclaim ? reclaim : 0) < g) return false;
+    const std::uint64_t lists = with_reclaim ? all_lists : own_lists;
+    if (g > gpn && lists != ~std::uint64_t{0} && holders_.nodes_within(lists, max_groups) < g / gpn) return false;
     auto apply = [&](int sign) {
       for (int r : cohort_queues_[q])
         if (in[r] != 0 && (r == q || with_reclaim)) charge(r, static_cast<int>(sign * in[r]));
@@ -78,9 +125,13 @@ bool Scheduler::search_may_succeed(const Job& x, const Pass& p) {
   };
   // The paths of try_preempt's end: own candidates only; one search over all with a borrow threshold (which may drop
   // some reclaim candidates: a bound need not); else reclaim without borrowing while under the nominal quota, then own.
-  if (reclaim == 0) return possible(false, true);
-  if (threshold) return possible(true, true);
-  return (under_nominal && possible(true, false)) || possible(false, true);
+  const bool may = reclaim == 0 ? possible(false, true)
+                   : threshold    ? possible(true, true)
+                                  : (under_nominal && possible(true, false)) || possible(false, true);
+  // The search would have failed: remembered as try_preempt does (failed_search).
+  if (!may && !p.shadow_on && options_.victim_order == VictimOrder::Kueue)
+    searched_[static_cast<std::size_t>(&x - jobs_.data())] = stamp_ + 1;
+  return may;
 }
 
 bool Scheduler::try_preempt(int job, Pass& p) {
@@ -114,39 +165,21 @@ bool Scheduler::try_preempt(int job, Pass& p) {
     bool past = false;
     for (auto it = running_in_[r].begin(); it != running_in_[r].end() && !past; ++it) {
       const int vp = it->first;
-      RunningList& list = it->second;
-      // The active jobs only (parked ones are exempt until relax_ reaches them); an index, as parking reorders them.
-      Seconds newest{-std::numeric_limits<double>::infinity()};  // the latest start left among them
-      for (std::size_t i = 0; i < list.active;) {
+      const RunningList& list = it->second;
+      // The active jobs only: the exempt ones among them were parked as search_may_succeed read them, just before.
+      for (std::size_t i = 0; i < list.active; ++i) {
         const Running& y = list.jobs[i];
         if (r == q ? !preemption_.within_candidate(q, prio, x.enqueued, vp, y.enqueued)
                    : !preemption_.reclaim_candidate(q, prio, vp)) {
           // By priority: no job of this or a later priority is a candidate either (at such a priority the rules do
           // not read the jobs' queueing times, so the order within it does not matter).
           if ((past = vp > prio || (vp == prio && !equal_too))) break;
-          newest = std::max(newest, y.start);
-          ++i;
           continue;
         }
-        if (y.start == p.now) {  // started at this instant: never killed before it ran
-          newest = std::max(newest, y.start);
-          ++i;
-          continue;
-        }
-        // Compared as the deadline is (start + exempt > now), not as now - start < exempt: in floating point both
-        // can hold with start + exempt == now, and a deadline that is already due made the controller loop on Timer.
-        if (y.start + options_.preemption_exempt_time > p.now) {
-          // Look again once it may be preempted: listed once per start, and parked until then.
-          relax_.insert({y.start + options_.preemption_exempt_time, y.job});
-          list.active_gpus -= y.gpus;
-          swap_running(list, i, --list.active);  // the job swapped in is read next, at i
-          continue;
-        }
-        newest = std::max(newest, y.start);
+        if (y.start == p.now) continue;  // started at this instant: never killed before it ran
+        assert(y.start + options_.preemption_exempt_time <= p.now && "an exempt job left active");
         cands.push_back({y.job, r, vp, y.gpus, y.admission, r != q, p.now - y.last_checkpoint});
-        ++i;
       }
-      if (!past) list.newest_start = newest;  // every active job was read
     }
   }
   // A failed search is remembered where it reads nothing that moves without a stamp: not beside a backfill
@@ -172,52 +205,14 @@ bool Scheduler::try_preempt(int job, Pass& p) {
     charge(v.queue, v.gpus);
   };
   // Whether a node would have the job's GPUs free, or enough nodes would be wholly free (within as many leaf groups
-  // as a required topology constraint allows), were these victims' GPUs released (a victim's GPUs are all
-  // allocated, so a node it holds is not wholly free now).
+  // as a required topology constraint allows), were these victims' GPUs released: placement needs it (FreedNodes).
   const auto& topo = x.spec.topology;
   const int max_groups = topo.required && !(topo.max_wait && p.now >= x.enqueued + *topo.max_wait)
                              ? topo.max_leaf_groups : 0;
   auto room_after = [&](const std::vector<VictimCandidate>& taken) {
-    const ClusterState& cl = *p.cluster;
-    const int gpn = cl.gpus_per_node();
-    std::vector<int>& freed_on = sc.freed_on;
-    std::vector<int>& whole_in = sc.whole_in;  // per group: nodes wholly freed
-    freed_on.resize(static_cast<std::size_t>(cl.nodes()), 0);
-    whole_in.resize(static_cast<std::size_t>(cl.groups()), 0);
-    sc.touched.clear();
-    for (const auto& v : taken)
-      for (const auto& [node, n] : jobs_[v.job].per_node)
-        if ((freed_on[node] += n) == n) sc.touched.push_back(node);
-    int whole = cl.whole_free_nodes(), most = cl.max_free_on_a_node();
-    sc.groups_touched.clear();
-    for (int n : sc.touched) {
-      if (cl.schedulable(n)) {
-        const int f = cl.free_gpus(n) + freed_on[n];
-        most = std::max(most, f);
-        if (f == gpn && whole_in[cl.group_of(n)]++ == 0) sc.groups_touched.push_back(cl.group_of(n));
-        whole += f == gpn;
-      }
-      freed_on[n] = 0;
-    }
-    const int k = g / gpn;
-    bool room = g <= gpn ? most >= g : whole >= k;
-    if (room && g > gpn && max_groups > 0) {  // the most wholly free nodes in max_groups groups
-      std::vector<int>& best = sc.best_groups;
-      best.clear();
-      for (int grp : sc.groups_touched) best.push_back(cl.whole_free_nodes_in_group(grp) + whole_in[grp]);
-      int untouched = 0;
-      cl.for_each_group_most_whole_first([&](int grp, int w) {
-        if (whole_in[grp] == 0) best.push_back(w), ++untouched;
-        return untouched < max_groups;
-      });
-      const auto m = std::min(best.size(), static_cast<std::size_t>(max_groups));
-      std::partial_sort(best.begin(), best.begin() + static_cast<std::ptrdiff_t>(m), best.end(), std::greater<>());
-      long long sum = 0;
-      for (std::size_t i = 0; i < m; ++i) sum += best[i];
-      room = sum >= k;
-    }
-    for (int grp : sc.groups_touched) whole_in[grp] = 0;
-    return room;
+    sc.freed.reset(*p.cluster);
+    for (const auto& v : taken) sc.freed.add(jobs_[v.job].per_node);
+    return sc.freed.may_place(g, max_groups);
   };
   std::vector<VictimCandidate> victims;
   // Kueue's minimalPreemptions: take candidates in order (from another queue only while it still borrows) until the
@@ -337,6 +332,7 @@ bool Scheduler::try_preempt(int job, Pass& p) {
     p.result.preemptions.push_back({v.job, job, std::move(y.gpus)});
     y.gpus.clear();
     y.state = State::Idle;
+    stopped_running(v.job);
     enqueue(v.job, p.now, remaining, /*at_head=*/true);  // examined from the next pass on
     y.skip_pass = pass_;
     y.preempted_by = job;
@@ -344,7 +340,7 @@ bool Scheduler::try_preempt(int job, Pass& p) {
     why.kind = WaitKind::Preempted;
     why.job = job;
     y.reason = why;
-    set_quiet(v.job);
+    victims_of_[static_cast<std::size_t>(job)].push_back(v.job);
     p.result.waits.push_back({v.job, why});
   }
   ++p.quota_epoch;  // usage fell: the quota walls of this pass no longer hold
@@ -352,6 +348,7 @@ bool Scheduler::try_preempt(int job, Pass& p) {
   PlacementOutcome placed = place(x, p);
   assert(!placed.gpus.empty());
   start(job, std::move(placed.gpus), p);
+  for (const auto& v : victims) set_quiet(v.job);  // waits for a running job
   return true;
 }
 

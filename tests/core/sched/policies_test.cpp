@@ -1,10 +1,14 @@
 // Each scheduling policy alone, on hand-made state.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <set>
 
 #include "core/model/random.hpp"
 #include "core/sched/backfill.hpp"
+#include "core/sched/freed_nodes.hpp"
+#include "core/sched/node_holders.hpp"
 #include "core/sched/ordering.hpp"
 #include "core/sched/preemption.hpp"
 #include "core/sched/quota.hpp"
@@ -271,4 +275,108 @@ TEST_CASE("placement is monotone: a request that places still places once more G
   }
   CHECK(checked > 1000);  // the property was exercised, both ways
   CHECK(turned > 50);
+}
+
+TEST_CASE("freed nodes: where a placement succeeds once jobs are released, may_place said yes", "[unit][sched]") {
+  // EASY backfill and the preemption search ask FreedNodes before they release GPUs to try a placement: a "no" must
+  // never hide a placement that succeeds (and the question is worth asking: it says no often).
+  const PackPlacement pack;
+  const SpreadPlacement spread;
+  ClusterState state(testing::rail_cluster(24, 4));
+  Random rng(11);
+  std::vector<std::vector<int>> held;
+  FreedNodes freed;
+  int yes = 0, no = 0;
+  for (int step = 0; step < 1500; ++step) {
+    if (held.size() < 6 || rng.uniform() < 0.5) {
+      auto placed = pack.place(state, {std::vector<int>{1, 2, 3, 4, 8, 16, 24}[rng.uniform_int(0, 6)]});
+      if (!placed.gpus.empty()) state.allocate(placed.gpus), held.push_back(placed.gpus);
+      if (rng.uniform() < 0.03) {
+        int node = rng.uniform_int(0, 23);
+        state.set_up(node, !state.schedulable(node));
+      }
+      if (rng.uniform() < 0.2 && !held.empty()) {
+        std::size_t i = static_cast<std::size_t>(rng.uniform_int(0, static_cast<int>(held.size()) - 1));
+        state.release(held[i]);
+        held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
+      }
+      continue;
+    }
+    // Some jobs, as a search or a reservation would free them (GPU lists or per node), then released for real.
+    freed.reset(state);
+    std::vector<const std::vector<int>*> taken;
+    for (const auto& h : held)
+      if (rng.uniform() < 0.3) {
+        taken.push_back(&h);
+        if (rng.uniform() < 0.5) {
+          freed.add(h);
+        } else {
+          std::vector<std::pair<int, int>> per_node;
+          for (int g : h)
+            if (per_node.empty() || per_node.back().first != g / 8)
+              per_node.push_back({g / 8, 1});
+            else
+              ++per_node.back().second;
+          freed.add(per_node);
+        }
+      }
+    std::vector<bool> may;
+    const std::vector<PlacementRequest> requests{{2}, {5}, {8}, {16}, {32}, {32, 1}, {64, 2}, {96}, {96, 3}};
+    for (const auto& r : requests) may.push_back(freed.may_place(r.gpus, r.max_groups));
+    for (const auto* h : taken) state.release(*h);
+    for (std::size_t i = 0; i < requests.size(); ++i) {
+      const bool placed = !pack.place(state, requests[i]).gpus.empty() || !spread.place(state, requests[i]).gpus.empty();
+      INFO("step " << step << ", request " << i);
+      if (placed) REQUIRE(may[i]);
+      yes += may[i], no += !may[i];
+    }
+    for (const auto* h : taken) state.allocate(*h);
+  }
+  CHECK(yes > 200);
+  CHECK(no > 200);
+}
+
+TEST_CASE("node holders: nodes held only by a set of lists, per group, kept as jobs come and go", "[unit][sched]") {
+  const int nodes = 40, per_group = 8;
+  std::vector<int> group_of(nodes);
+  for (int n = 0; n < nodes; ++n) group_of[static_cast<std::size_t>(n)] = n / per_group;
+  NodeHolders holders;
+  holders.set_groups(group_of);
+  Random rng(5);
+  struct Held {
+    std::vector<std::pair<int, int>> per_node;
+    int bit;
+  };
+  std::vector<Held> jobs;
+  auto recount = [&](std::uint64_t lists, int max_groups) {
+    std::vector<std::uint64_t> bits(nodes, 0);
+    for (const auto& j : jobs)
+      for (const auto& [node, n] : j.per_node) bits[static_cast<std::size_t>(node)] |= std::uint64_t{1} << j.bit;
+    std::vector<int> in(nodes / per_group, 0);
+    for (int n = 0; n < nodes; ++n) in[static_cast<std::size_t>(n / per_group)] += (bits[n] & ~lists) == 0;
+    std::sort(in.begin(), in.end(), std::greater<>());
+    long long sum = 0;
+    for (int g = 0; g < static_cast<int>(in.size()) && (max_groups <= 0 || g < max_groups); ++g) sum += in[g];
+    return sum;
+  };
+  const std::vector<std::uint64_t> sets{0, 1, 3, 6, 0xF, std::uint64_t{1} << 9 | 1};
+  for (int step = 0; step < 3000; ++step) {
+    if (jobs.empty() || rng.uniform() < 0.55) {
+      Held h{{}, rng.uniform() < 0.1 ? NodeHolders::kOther : rng.uniform_int(0, 9)};
+      const int first = rng.uniform_int(0, nodes - 1);
+      for (int k = 0, count = rng.uniform_int(1, 3); k < count && first + k < nodes; ++k)
+        h.per_node.push_back({first + k, rng.uniform_int(1, 4)});
+      holders.hold(h.per_node, h.bit, +1);
+      jobs.push_back(h);
+    } else {
+      std::size_t i = static_cast<std::size_t>(rng.uniform_int(0, static_cast<int>(jobs.size()) - 1));
+      holders.hold(jobs[i].per_node, jobs[i].bit, -1);
+      jobs.erase(jobs.begin() + static_cast<std::ptrdiff_t>(i));
+    }
+    const std::uint64_t lists = sets[static_cast<std::size_t>(rng.uniform_int(0, 5))];
+    const int m = rng.uniform_int(0, 3);
+    INFO("step " << step);
+    REQUIRE(holders.nodes_within(lists, m) == recount(lists, m));
+  }
+  CHECK(holders.audit() == "");
 }
