@@ -310,7 +310,7 @@ const std::vector<int>& Controller::queue_usage() const { return impl_->sched.us
 const std::vector<int>& Controller::job_gpus(int job) const { return impl_->jobs[job].gpus; }
 std::uint64_t Controller::scheduler_passes() const { return impl_->sched.passes(); }
 std::uint64_t Controller::scheduler_examinations() const { return impl_->sched.examinations(); }
-std::string Controller::scheduler_audit(Seconds now) const { return impl_->sched.audit(now); }
+std::string Controller::scheduler_audit(Seconds now) const { return impl_->sched.audit(now, impl_->cluster); }
 std::uint64_t Controller::preemption_searches() const { return impl_->sched.searches(); }
 void Controller::set_live_metrics(bool live) { impl_->telemetry.set_live(live); }
 

@@ -15,25 +15,35 @@ void NodeHolders::set_groups(std::vector<int> group_of_node) {
   held_.assign(group_of_.size() * 64, 0);
   lists_.assign(group_of_.size(), 0);
   counted_.clear();
+  counted_lists_.clear();
   counted_at_.clear();
 }
 
-void NodeHolders::hold(const std::vector<std::pair<int, int>>& per_node, int bit, int sign) {
-  const std::uint64_t b = std::uint64_t{1} << bit;
+void NodeHolders::move(const std::vector<std::pair<int, int>>& per_node, int from, int to) {
   for (const auto& [node, n] : per_node) {
     const auto at = static_cast<std::size_t>(node);
     assert(at < lists_.size());
-    std::uint16_t& held = held_[at * 64 + static_cast<std::size_t>(bit)];
-    assert(sign > 0 || held >= n);
-    held = static_cast<std::uint16_t>(held + sign * n);
     const std::uint64_t was = lists_[at];
-    const std::uint64_t now = held != 0 ? was | b : was & ~b;
+    std::uint64_t now = was;
+    if (from >= 0) {
+      std::uint16_t& held = held_[at * 64 + static_cast<std::size_t>(from)];
+      assert(held >= n);
+      held = static_cast<std::uint16_t>(held - n);
+      if (held == 0) now &= ~(std::uint64_t{1} << from);
+    }
+    if (to >= 0) {
+      std::uint16_t& held = held_[at * 64 + static_cast<std::size_t>(to)];
+      held = static_cast<std::uint16_t>(held + n);
+      now |= std::uint64_t{1} << to;
+    }
     if (now == was) continue;
     lists_[at] = now;
     const auto grp = static_cast<std::size_t>(group_of_[at]);
-    for (Counted& c : counted_) {
-      const int delta = static_cast<int>(within(now, c.lists)) - static_cast<int>(within(was, c.lists));
+    for (std::size_t i = 0; i < counted_lists_.size(); ++i) {
+      const std::uint64_t set = counted_lists_[i];
+      const int delta = static_cast<int>(within(now, set)) - static_cast<int>(within(was, set));
       if (delta == 0) continue;
+      Counted& c = counted_[i];
       int& in = c.in_group[grp];
       --c.groups_with[static_cast<std::size_t>(in)];
       in += delta;
@@ -52,6 +62,7 @@ NodeHolders::Counted& NodeHolders::counted(std::uint64_t lists) {
       if (within(lists_[n], lists)) ++c.in_group[static_cast<std::size_t>(group_of_[n])], ++c.total;
     for (int in : c.in_group) ++c.groups_with[static_cast<std::size_t>(in)];
     counted_.push_back(std::move(c));
+    counted_lists_.push_back(lists);
   }
   return counted_[it->second];
 }

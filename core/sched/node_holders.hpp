@@ -21,8 +21,9 @@ class NodeHolders {
   // The nodes' leaf groups, by node (the cluster's; fixed). Resets every count.
   void set_groups(std::vector<int> group_of_node);
   bool ready() const { return !group_of_.empty(); }
-  // A job's GPUs per node, as (node, count), into (sign > 0) or out of the list `bit`.
-  void hold(const std::vector<std::pair<int, int>>& per_node, int bit, int sign);
+  // A job's GPUs per node, as (node, count), from the list `from` to the list `to` (-1: none; a job starting comes
+  // from none, one ending goes to none), as one change of each node's bits.
+  void move(const std::vector<std::pair<int, int>>& per_node, int from, int to);
   // Nodes held by no job outside `lists` (free nodes too; up or not), within the best `max_groups` leaf groups when
   // it is above 0. An upper bound on the nodes a search taking only from these lists can wholly free.
   long long nodes_within(std::uint64_t lists, int max_groups);
@@ -45,6 +46,7 @@ class NodeHolders {
   std::vector<std::uint16_t> held_;   // node * 64 + bit: GPUs
   std::vector<std::uint64_t> lists_;  // per node: the bits with GPUs held
   std::vector<Counted> counted_;
+  std::vector<std::uint64_t> counted_lists_;  // counted_[i].lists, together: every change of a node's bits reads all
   std::unordered_map<std::uint64_t, std::size_t> counted_at_;
 };
 

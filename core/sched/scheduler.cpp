@@ -91,7 +91,7 @@ void Scheduler::add_running(int job, int sign) {
   RunningList& same = running_in_[q][x.spec.priority];
   if (same.bit < 0) same.bit = next_list_bit_ < kOtherLists ? next_list_bit_++ : kOtherLists;
   if (sign > 0) {  // among the active ones: the first search that meets it while exempt parks it
-    hold(x, same.bit, +1);
+    hold(x, -1, same.bit);
     same.jobs.push_back({job, x.spec.gpus, x.start, x.enqueued, x.last_checkpoint, x.admission});
     jobs_[job].run_slot = static_cast<int>(same.jobs.size() - 1);
     swap_running(same, same.active++, same.jobs.size() - 1);  // the last fresh one
@@ -122,7 +122,7 @@ void Scheduler::sync_holders(const ClusterState& cluster) {
   for (const auto& by_priority : running_in_)
     for (const auto& [prio, list] : by_priority)
       for (std::size_t i = 0; i < list.jobs.size(); ++i)
-        hold(jobs_[list.jobs[i].job], i < list.active ? list.bit : kOtherLists, +1);
+        hold(jobs_[list.jobs[i].job], -1, i < list.active ? list.bit : kOtherLists);
 }
 
 void Scheduler::unpark(int job, Seconds now) {
@@ -138,8 +138,7 @@ void Scheduler::unpark(int job, Seconds now) {
   // Among the settled ones (its exemption ended): first the first parked, then the first fresh one's place.
   swap_running(same, slot, same.active);
   swap_running(same, same.active++, same.settled++);
-  hold(x, kOtherLists, -1);
-  hold(x, same.bit, +1);
+  hold(x, kOtherLists, same.bit);
   same.active_gpus += x.spec.gpus;
   same.grown = ++stamp_;
 }
@@ -150,6 +149,8 @@ void Scheduler::finished(int job, Seconds now) {
   advance_usage(now);
   charge(x.spec.queue, -x.spec.gpus);
   by_end_.erase({x.est_end, job});
+  ++ends_version_;
+  ++content_version_;
   add_running(job, -1);
   x.gpus.clear();
   x.state = State::Idle;
@@ -181,6 +182,7 @@ void Scheduler::set_estimated_end(int job, Seconds end) {
   by_end_.erase({x.est_end, job});
   x.est_end = end;
   by_end_.insert({end, job});
+  ++ends_version_;
 }
 
 void Scheduler::set_remaining(int job, Seconds runtime) {
@@ -211,7 +213,10 @@ ScheduleResult Scheduler::schedule(Seconds now, ClusterState& cluster) {
   }
   if (!dirty_) return {};
   sync_holders(cluster);
-  if (cluster.changes() != cluster_changes_) freed_stamp_ = ++stamp_;  // GPUs released or nodes changed since
+  if (cluster.changes() != cluster_changes_) {  // GPUs released or nodes changed since
+    freed_stamp_ = ++stamp_;
+    ++content_version_;
+  }
   dirty_ = false;
   ++pass_;
   reservation_.reset();
@@ -223,6 +228,15 @@ ScheduleResult Scheduler::schedule(Seconds now, ClusterState& cluster) {
   p.strict_blocked.assign(nq, -1);
   p.preempt_failed.resize(nq);
   p.quota_wall.resize(nq);
+  p.facts.resize(nq);
+  for (int q = 0; q < nq; ++q) {
+    Pass::QueueFacts& f = p.facts[static_cast<std::size_t>(q)];
+    f.strict = strict_[q] != 0;
+    f.searches = preemption_.preempts_within(q) || preemption_.reclaims(q);
+    f.threshold = preemption_.has_borrow_threshold(q);
+    f.nominal = nominal_[q];
+    f.eligible_max = f.threshold ? INT_MAX : quota_.nominal(q);
+  }
 
   // Merge the queues: priority, then the ordering policy's queue score, then FIFO.
   std::vector<double> score(nq);
@@ -377,27 +391,6 @@ PlacementOutcome Scheduler::place_on(const Job& x, const Pass& p, const ClusterS
   return out;
 }
 
-// Whether examining this pending job would do nothing: it fails the quota (a job of its queue asking no more GPUs
-// failed it in this pass, and usage has not fallen since), its preemption search ends before it starts (no
-// preemption for its queue, not eligible, or the pass's record of failed searches, as try_preempt reads it), and it
-// already waits for quota, or for the running job that preempted it, in a queue that is not StrictFIFO (examine's
-// quiet return).
-// In the first round a job that would borrow ends its queue's round, so one asking more than the nominal quota counts.
-bool Scheduler::quiet_wait(const Key& k, int q, bool first_round, const Pass& p) const {
-  if (!quiet_[static_cast<std::size_t>(k.job)] || strict_[q]) return false;
-  const Pass::Wall& w = p.quota_wall[q];
-  if (w.epoch != p.quota_epoch || k.gpus < w.gpus) return false;
-  if (first_round && k.gpus > nominal_[q]) return false;
-  if (!preemption_.preempts_within(q) && !preemption_.reclaims(q)) return true;
-  if (!preemption_.eligible(q, k.gpus, quota_)) return true;
-  const int prio = -k.neg_priority;
-  const bool threshold = preemption_.has_borrow_threshold(q);
-  for (const auto& f : p.preempt_failed[q])
-    if (f.gpus <= k.gpus && ((f.priority == prio && f.queued <= k.enqueued) || (f.priority > prio && !threshold)))
-      return true;
-  return false;
-}
-
 PendingReason Scheduler::reason(int job) const {
   const Job& x = jobs_[job];
   if (x.state == State::Pending && x.reason.kind == WaitKind::Quota)
@@ -470,16 +463,27 @@ void Scheduler::examine(int job, Pass& p) {
     set_shadow(false, p);
     const auto& t = x.spec.topology;
     PlacementRequest req{g, t.required && !(t.max_wait && p.now >= x.enqueued + *t.max_wait) ? t.max_leaf_groups : 0};
-    auto it = by_end_.begin();
-    auto next_end = [&](RunningEnd& e) {
-      if (it == by_end_.end()) return false;
-      e = RunningEnd{it->first, &jobs_[it->second].gpus, &jobs_[it->second].per_node};
-      ++it;
-      return true;
-    };
-    reservation_ = backfill_.reserve(job, req, p.now, next_end, *p.cluster, *placement_);
+    // The same job on the same cluster with the same running jobs' ends: the same reservation (from now on).
+    ReserveMemo memo{p.cluster, job, req.gpus, req.max_groups, content_version_, ends_version_, std::nullopt};
+    if (reserve_memo_ && reserve_memo_->same_question(memo)) {
+      reservation_ = reserve_memo_->answer;
+      if (reservation_) reservation_->start = std::max(reservation_->start, p.now);
+    } else {
+      reservation_ = backfill_.reserve(job, req, p.now, running_ends(), *p.cluster, *placement_);
+      memo.answer = reservation_;
+      reserve_memo_ = std::move(memo);
+    }
   }
   wait(job, why, p);
+}
+
+std::function<bool(RunningEnd&)> Scheduler::running_ends() const {
+  return [this, it = by_end_.begin()](RunningEnd& e) mutable {
+    if (it == by_end_.end()) return false;
+    e = RunningEnd{it->first, &jobs_[it->second].gpus, &jobs_[it->second].per_node};
+    ++it;
+    return true;
+  };
 }
 
 void Scheduler::start(int job, std::vector<int> gpus, Pass& p) {
@@ -508,12 +512,14 @@ void Scheduler::start(int job, std::vector<int> gpus, Pass& p) {
   x.preempted_by = -1;
   set_quiet(job);
   by_end_.insert({x.est_end, job});
+  ++ends_version_;
+  ++content_version_;
   add_running(job, +1);
   // Jobs started after the reservation was made end before it or keep off its GPUs; the list of ends is stale.
   p.result.starts.push_back({job, std::move(gpus)});
 }
 
-std::string Scheduler::audit(Seconds now) const {
+std::string Scheduler::audit(Seconds now, const ClusterState& cluster) const {
   for (std::size_t j = 0; j < jobs_.size(); ++j) {
     const Job& x = jobs_[j];
     const bool quiet = x.preempted_by < 0
@@ -545,6 +551,17 @@ std::string Scheduler::audit(Seconds now) const {
       }
       if (gpus != list.active_gpus) return "running list: active_gpus stale";
     }
+  if (reserve_memo_ && reserve_memo_->cluster == &cluster && reserve_memo_->content == content_version_ &&
+      reserve_memo_->ends == ends_version_ && cluster.changes() == cluster_changes_) {  // the next pass may reuse it
+    ClusterState copy = cluster;
+    EasyBackfill fresh;
+    const PlacementRequest req{reserve_memo_->gpus, reserve_memo_->max_groups};
+    const auto made = fresh.reserve(reserve_memo_->job, req, now, running_ends(), copy, *placement_);
+    const auto& kept = reserve_memo_->answer;
+    if (made.has_value() != kept.has_value() ||
+        (made && (made->gpus != kept->gpus || made->start != std::max(kept->start, now))))
+      return "job " + std::to_string(reserve_memo_->job) + ": the kept reservation differs from one made now";
+  }
   if (!holders_.ready()) return "";
   for (int n = 0; n < cluster_nodes_; ++n)
     for (int b = 0; b < 64; ++b) {

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -104,9 +105,9 @@ class Scheduler {
   std::uint64_t examinations() const { return examinations_; }
   std::uint64_t searches() const { return searches_; }
   // What the scheduler keeps to skip work, against a recount from its jobs ("" when they agree; else what differs):
-  // which waiting jobs a pass may pass over, the running lists' settled, fresh and parked jobs, where they hold GPUs.
-  // For tests: O(jobs + nodes).
-  std::string audit(Seconds now) const;
+  // which waiting jobs a pass may pass over, the running lists' settled, fresh and parked jobs, where they hold GPUs,
+  // and the reservation the next pass would reuse (made again on a copy of `cluster`). For tests: O(jobs + nodes).
+  std::string audit(Seconds now, const ClusterState& cluster) const;
 
  private:
   enum class State : unsigned char { Idle, Pending, Running };
@@ -186,6 +187,7 @@ class Scheduler {
   PlacementOutcome place_in_one_site(const Job& x, const PlacementRequest& req, const ClusterState& cluster) const;
   PlacementOutcome place_on(const Job& x, const Pass& p, const ClusterState& cluster) const;
   void set_shadow(bool on, Pass& p);
+  std::function<bool(RunningEnd&)> running_ends() const;  // the running jobs by estimated end, for EasyBackfill
   void wait(int job, PendingReason why, Pass& p);
   void charge(int queue, int gpus);
   void add_running(int job, int sign);                                  // into or out of the per-queue running indexes
@@ -198,10 +200,10 @@ class Scheduler {
   // be exempt again settled.
   template <class Candidate>
   void park_fresh(RunningList& list, const Candidate& candidate, Seconds now);
-  // holders_ (search_may_succeed's bound on wholly freed nodes): a job's GPUs into or out of its list's bit.
+  // holders_ (search_may_succeed's bound on wholly freed nodes): a job's GPUs from one list's bit to another.
   static constexpr int kOtherLists = NodeHolders::kOther;
-  void hold(const Job& x, int bit, int sign) {
-    if (holders_.ready()) holders_.hold(x.per_node, bit, sign);
+  void hold(const Job& x, int from, int to) {  // list bits; -1: none
+    if (holders_.ready()) holders_.move(x.per_node, from, to);
   }
   void sync_holders(const ClusterState& cluster);  // the cluster's groups; every running job held again if they moved
   bool would_borrow(int job) const;  // this pass: it takes its queue past the nominal quota (Kueue's Borrowing)
@@ -250,6 +252,22 @@ class Scheduler {
   std::vector<double> decayed_;  // fair share: decayed GPU-seconds per queue
   Seconds usage_at_;
   std::optional<Reservation> reservation_;
+  // EASY backfill's last reservation and what it read: the job and its request, the cluster's GPUs (content_version_
+  // moves as this scheduler starts, preempts or ends a job, and when the cluster changed between passes) and the
+  // running jobs' estimated ends (ends_version_ moves with by_end_). Asked the same, reserve() answers the same, from
+  // a later time (max(start, now)); a pass asks for the same job again in about four passes of ten.
+  struct ReserveMemo {
+    const ClusterState* cluster;
+    int job, gpus, max_groups;
+    std::uint64_t content, ends;
+    std::optional<Reservation> answer;
+    bool same_question(const ReserveMemo& o) const {
+      return cluster == o.cluster && job == o.job && gpus == o.gpus && max_groups == o.max_groups &&
+             content == o.content && ends == o.ends;
+    }
+  };
+  std::optional<ReserveMemo> reserve_memo_;
+  std::uint64_t content_version_ = 0, ends_version_ = 0;
   std::vector<SiteRange> sites_;
   std::int64_t next_order_ = 1;
   std::int64_t next_head_order_ = INT64_MIN / 2;

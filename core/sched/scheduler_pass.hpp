@@ -2,6 +2,7 @@
 // scheduler_preempt.cpp: the preemption search). Private to core/sched.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <vector>
 
@@ -37,6 +38,15 @@ struct Scheduler::Pass {
   };
   std::vector<Wall> quota_wall;
   std::uint64_t quota_epoch = 0;
+  // Per queue, what quiet_wait() reads of its policies, gathered as the pass starts.
+  struct QueueFacts {
+    bool strict = false;     // StrictFIFO
+    bool searches = false;   // it preempts within the queue or reclaims
+    bool threshold = false;  // borrow_within_cohort
+    int nominal = 0;
+    int eligible_max = 0;    // the most GPUs a job of it may preempt for (PreemptionPolicy::eligible)
+  };
+  std::vector<QueueFacts> facts;
 };
 
 // try_preempt's buffers, kept from one search to the next.
@@ -46,5 +56,27 @@ struct Scheduler::Scratch {
   FreedNodes freed;  // what a set of victims would free
   std::vector<long long> bound_in;  // search_may_succeed: GPUs per queue
 };
+
+// Whether examining this pending job would do nothing: it fails the quota (a job of its queue asking no more GPUs
+// failed it in this pass, and usage has not fallen since), its preemption search ends before it starts (no
+// preemption for its queue, not eligible, or the pass's record of failed searches, as try_preempt reads it), and it
+// already waits for quota, or for the running job that preempted it, in a queue that is not StrictFIFO (examine's
+// quiet return). In the first round a job that would borrow ends its queue's round, so one asking more than the
+// nominal quota counts. Inline: a pass asks it of every waiting job it passes over.
+inline bool Scheduler::quiet_wait(const Key& k, int q, bool first_round, const Pass& p) const {
+  if (!quiet_[static_cast<std::size_t>(k.job)]) return false;
+  const Pass::QueueFacts& f = p.facts[static_cast<std::size_t>(q)];
+  if (f.strict) return false;
+  const Pass::Wall& w = p.quota_wall[static_cast<std::size_t>(q)];
+  if (w.epoch != p.quota_epoch || k.gpus < w.gpus) return false;
+  if (first_round && k.gpus > f.nominal) return false;
+  if (!f.searches || k.gpus > f.eligible_max) return true;
+  const int prio = -k.neg_priority;
+  for (const auto& failed : p.preempt_failed[static_cast<std::size_t>(q)])
+    if (failed.gpus <= k.gpus &&
+        ((failed.priority == prio && failed.queued <= k.enqueued) || (failed.priority > prio && !f.threshold)))
+      return true;
+  return false;
+}
 
 }  // namespace tt

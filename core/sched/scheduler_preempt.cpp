@@ -48,8 +48,7 @@ void Scheduler::park_fresh(RunningList& list, const Candidate& candidate, Second
     } else {  // exempt: look again once it may be preempted (listed once per start), parked until then
       relax_.insert({y.start + exempt, y.job});
       list.active_gpus -= y.gpus;
-      hold(jobs_[y.job], list.bit, -1);
-      hold(jobs_[y.job], kOtherLists, +1);
+      hold(jobs_[y.job], list.bit, kOtherLists);
       swap_running(list, i, --list.active);  // the job swapped in is read next, at i
     }
   }
@@ -327,6 +326,7 @@ bool Scheduler::try_preempt(int job, Pass& p) {
   for (const auto& v : victims) {
     Job& y = jobs_[v.job];
     by_end_.erase({y.est_end, v.job});
+    ++ends_version_;
     add_running(v.job, -1);
     Seconds remaining = std::max(Seconds(0), y.est_end - p.now) + (p.now - y.last_checkpoint);
     p.result.preemptions.push_back({v.job, job, std::move(y.gpus)});
@@ -344,6 +344,7 @@ bool Scheduler::try_preempt(int job, Pass& p) {
     p.result.waits.push_back({v.job, why});
   }
   ++p.quota_epoch;  // usage fell: the quota walls of this pass no longer hold
+  ++content_version_;
   freed_stamp_ = ++stamp_;
   PlacementOutcome placed = place(x, p);
   assert(!placed.gpus.empty());

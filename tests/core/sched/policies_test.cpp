@@ -366,12 +366,18 @@ TEST_CASE("node holders: nodes held only by a set of lists, per group, kept as j
       const int first = rng.uniform_int(0, nodes - 1);
       for (int k = 0, count = rng.uniform_int(1, 3); k < count && first + k < nodes; ++k)
         h.per_node.push_back({first + k, rng.uniform_int(1, 4)});
-      holders.hold(h.per_node, h.bit, +1);
+      holders.move(h.per_node, -1, h.bit);
       jobs.push_back(h);
     } else {
       std::size_t i = static_cast<std::size_t>(rng.uniform_int(0, static_cast<int>(jobs.size()) - 1));
-      holders.hold(jobs[i].per_node, jobs[i].bit, -1);
-      jobs.erase(jobs.begin() + static_cast<std::ptrdiff_t>(i));
+      if (rng.uniform() < 0.3) {  // to another list (parked, or back among the candidates)
+        const int to = rng.uniform() < 0.5 ? NodeHolders::kOther : rng.uniform_int(0, 9);
+        holders.move(jobs[i].per_node, jobs[i].bit, to);
+        jobs[i].bit = to;
+      } else {
+        holders.move(jobs[i].per_node, jobs[i].bit, -1);
+        jobs.erase(jobs.begin() + static_cast<std::ptrdiff_t>(i));
+      }
     }
     const std::uint64_t lists = sets[static_cast<std::size_t>(rng.uniform_int(0, 5))];
     const int m = rng.uniform_int(0, 3);

@@ -135,12 +135,12 @@ TEST_CASE("scheduler: a job preempted by one that stopped, ran again and ended i
   REQUIRE(at10.preemptions.size() == 1);
   CHECK(at10.preemptions[0].victim == V);  // A, above V in queue a, takes its place
   CHECK(sched.reason(V).kind == WaitKind::Preempted);
-  CHECK(sched.audit(Seconds(10)) == "");
+  CHECK(sched.audit(Seconds(10), state) == "");
   sched.enqueue(B, Seconds(20), Seconds(1e5));
   auto at20 = sched.schedule(Seconds(20), state);  // b reclaims from a: A, the latest admitted
   REQUIRE(at20.preemptions.size() == 1);
   CHECK(at20.preemptions[0].victim == A);
-  CHECK(sched.audit(Seconds(20)) == "");
+  CHECK(sched.audit(Seconds(20), state) == "");
   state.release(sched.gpus(G));
   sched.finished(G, Seconds(30));
   auto at30 = sched.schedule(Seconds(30), state);  // A runs again; V waits for it again
@@ -148,13 +148,43 @@ TEST_CASE("scheduler: a job preempted by one that stopped, ran again and ended i
   CHECK(at30.starts[0].job == A);
   CHECK(sched.reason(V).kind == WaitKind::Preempted);
   CHECK(sched.reason(V).job == A);
-  CHECK(sched.audit(Seconds(30)) == "");
+  CHECK(sched.audit(Seconds(30), state) == "");
   state.release(sched.gpus(A));
   sched.finished(A, Seconds(40));
-  CHECK(sched.audit(Seconds(40)) == "");  // V is no longer one to pass over
+  CHECK(sched.audit(Seconds(40), state) == "");  // V is no longer one to pass over
   auto at40 = sched.schedule(Seconds(40), state);
   REQUIRE(at40.starts.size() == 1);
   CHECK(at40.starts[0].job == V);
+}
+
+TEST_CASE("scheduler: a reservation is reused while nothing it read changed, and made again once a job ends",
+          "[unit][sched]") {
+  ClusterState state(testing::rail_cluster(4));  // 32 GPUs
+  SchedulerOptions options;
+  options.backfill = true;
+  enum { R1, R2, J, S, T };
+  Scheduler sched({{"q", 64}}, options, {{0, 0, 8}, {0, 0, 16}, {0, 0, 32}, {0, 0, 8}, {0, 0, 8}});
+  sched.enqueue(R1, Seconds(0), Seconds(100));
+  sched.enqueue(R2, Seconds(0), Seconds(300));
+  REQUIRE(sched.schedule(Seconds(0), state).starts.size() == 2);  // 8 GPUs left
+  sched.enqueue(J, Seconds(10), Seconds(500));
+  sched.enqueue(S, Seconds(10), Seconds(1000));  // would outlive J's reservation: kept off its GPUs
+  CHECK(sched.schedule(Seconds(10), state).starts.empty());
+  CHECK(sched.reason(S).kind == WaitKind::Reservation);
+  CHECK(sched.reason(S).until.value == Approx(300));  // R1 and R2 end: the whole cluster
+  CHECK(sched.audit(Seconds(10), state) == "");
+  sched.enqueue(T, Seconds(20), Seconds(1000));  // nothing J's reservation reads: the same one
+  CHECK(sched.schedule(Seconds(20), state).starts.empty());
+  CHECK(sched.reason(T).kind == WaitKind::Reservation);
+  CHECK(sched.reason(T).until.value == Approx(300));
+  CHECK(sched.audit(Seconds(20), state) == "");
+  state.release(sched.gpus(R2));  // ends early: with R1's end, J fits at 100
+  sched.finished(R2, Seconds(50));
+  CHECK(sched.audit(Seconds(50), state) == "");
+  CHECK(sched.schedule(Seconds(50), state).starts.empty());
+  CHECK(sched.reason(S).kind == WaitKind::Reservation);
+  CHECK(sched.reason(S).until.value == Approx(100));
+  CHECK(sched.audit(Seconds(50), state) == "");
 }
 
 TEST_CASE("NVLink domains over 64 GPUs: a node of 72, 130 or 576 GPUs places jobs and keeps its indexes",
