@@ -189,7 +189,14 @@ void ControllerTelemetry::update(Seconds now, const ClusterView& c, const std::f
     }
     stale_.clear();
     if (all || waits) {
-      for (int j : waiting_) set_job_series(j, now, job(j));  // the wait moves with time
+      // The wait moves with time; a waiting job's other series move only with an event of its own (touched).
+      for (int j : touched_now_) is_touched_[j] = 1;
+      for (int j : waiting_) {
+        const JobView v = job(j);
+        if (is_touched_[j]) set_job_series(j, now, v);
+        else m.set(jobs_[j].wait, (now - v.enqueued).value);
+      }
+      for (int j : touched_now_) is_touched_[j] = 0;
     } else {
       for (int j : touched_now_) set_job_series(j, now, job(j));
     }
