@@ -262,24 +262,20 @@ bool Scheduler::try_preempt(int job, Pass& p) {
       if (!may_fit) return false;
     }
     // Without a borrow threshold, whether the job fits only grows with each victim taken (the quota's usage falls,
-    // and a placement that fits still fits with more GPUs free: placement.hpp), so if it does not fit once every
-    // candidate the search would take is taken, it fits after no prefix either: one placement instead of one a
-    // victim, and none when room_after() already says no.
+    // and a placement that fits still fits with more GPUs free: placement.hpp), so if placement's need for room
+    // (room_after) fails once every candidate the search would take is taken, it fits after no prefix either: no GPU
+    // moves. Where it holds, the loop below finds the first prefix that fits, freeing only those (almost every search
+    // that gets there succeeds: releasing every candidate to place once first cost more than the loop).
     if (!threshold) {
       for (const auto& c : list) {
         if (c.reclaim && !quota_.borrowing(usage_, c.queue)) continue;
         charge(c.queue, -c.gpus);
         victims.push_back(c);
       }
-      bool any = room_after(victims);
-      if (any) {
-        for (const auto& v : victims) p.cluster->release(jobs_[v.job].gpus);
-        any = fits();
-        for (const auto& v : victims) p.cluster->allocate(jobs_[v.job].gpus);
-      }
+      const bool room = room_after(victims);
       for (const auto& v : victims) charge(v.queue, v.gpus);
       victims.clear();
-      if (!any) return false;
+      if (!room) return false;
     }
     if (order_free) sort_victims(list);
     bool ok = false;
