@@ -27,7 +27,9 @@ class NodeHolders {
   // Nodes held by no job outside `lists` (free nodes too; up or not), within the best `max_groups` leaf groups when
   // it is above 0. An upper bound on the nodes a search taking only from these lists can wholly free.
   long long nodes_within(std::uint64_t lists, int max_groups);
-  int held(int node, int bit) const { return held_[static_cast<std::size_t>(node) * 64 + static_cast<std::size_t>(bit)]; }
+  int held(int node, int bit) const {
+    return held_[static_cast<std::size_t>(node) * 64 + static_cast<std::size_t>(bit)];
+  }
   std::string audit() const;  // the kept counts against a recount ("" when they agree): for tests
 
  private:

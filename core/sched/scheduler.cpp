@@ -563,9 +563,10 @@ std::string Scheduler::audit(Seconds now, const ClusterState& cluster) const {
       return "job " + std::to_string(reserve_memo_->job) + ": the kept reservation differs from one made now";
   }
   if (!holders_.ready()) return "";
+  const std::vector<int> none;
   for (int n = 0; n < cluster_nodes_; ++n)
     for (int b = 0; b < 64; ++b) {
-      const auto& h = static_cast<std::size_t>(b) < held.size() ? held[static_cast<std::size_t>(b)] : std::vector<int>{};
+      const auto& h = static_cast<std::size_t>(b) < held.size() ? held[static_cast<std::size_t>(b)] : none;
       const int want = static_cast<std::size_t>(n) < h.size() ? h[static_cast<std::size_t>(n)] : 0;
       if (holders_.held(n, b) != want) return "node " + std::to_string(n) + ": holders stale";
     }

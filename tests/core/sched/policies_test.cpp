@@ -24,6 +24,15 @@ QueueSpec in_cohort(const std::string &name, int quota, std::optional<int> borro
   q.lending_limit = lend;
   return q;
 }
+// A cluster of 24 nodes (4 per leaf group) that a test fills with random jobs, and what it needs to.
+struct RandomFill {
+  const PackPlacement pack;
+  const SpreadPlacement spread;
+  ClusterState state{testing::rail_cluster(24, 4)};
+  Random rng;
+  std::vector<std::vector<int>> held;
+  explicit RandomFill(std::uint64_t seed) : rng(seed) {}
+};
 }  // namespace
 
 TEST_CASE("cohort quota: borrowing, borrowing and lending limits, guarantees", "[unit][sched]") {
@@ -225,13 +234,10 @@ TEST_CASE("cluster state indexes agree with a full scan under random allocations
 }
 
 TEST_CASE("placement is monotone: a request that places still places once more GPUs are free", "[unit][sched]") {
-  // The scheduler's preemption search takes every victim it could, places once, and gives up when that fails
-  // (scheduler.cpp, try_preempt): sound only if freeing GPUs never turns a placement that fits into one that does not.
-  const PackPlacement pack;
-  const SpreadPlacement spread;
-  ClusterState state(testing::rail_cluster(24, 4));
-  Random rng(7);
-  std::vector<std::vector<int>> held;
+  // The scheduler's preemption search gives up when placement's need for room fails with every victim it could take
+  // taken, and takes victims until the job fits (scheduler_preempt.cpp): sound only if freeing GPUs never turns a
+  // placement that fits into one that does not.
+  RandomFill f(7);
   std::vector<PlacementRequest> requests;
   for (int gpus : {1, 3, 8, 16, 40, 64, 96})
     for (int groups : {0, 1, 2}) {
@@ -242,31 +248,33 @@ TEST_CASE("placement is monotone: a request that places still places once more G
     }
   int checked = 0, turned = 0;
   for (int step = 0; step < 3000; ++step) {
-    if (held.empty() || rng.uniform() < 0.55) {
-      auto placed = pack.place(state, {std::vector<int>{1, 2, 4, 8, 16, 32}[rng.uniform_int(0, 5)]});
-      if (!placed.gpus.empty()) state.allocate(placed.gpus), held.push_back(placed.gpus);
-      if (rng.uniform() < 0.03) {
-        int node = rng.uniform_int(0, 23);
-        state.set_up(node, !state.schedulable(node));
+    if (f.held.empty() || f.rng.uniform() < 0.55) {
+      auto placed = f.pack.place(f.state, {std::vector<int>{1, 2, 4, 8, 16, 32}[f.rng.uniform_int(0, 5)]});
+      if (!placed.gpus.empty()) f.state.allocate(placed.gpus), f.held.push_back(placed.gpus);
+      if (f.rng.uniform() < 0.03) {
+        int node = f.rng.uniform_int(0, 23);
+        f.state.set_up(node, !f.state.schedulable(node));
       }
       continue;
     }
     std::vector<bool> before;
-    for (const auto& r : requests)
-      before.push_back(!pack.place(state, r).gpus.empty()), before.push_back(!spread.place(state, r).gpus.empty());
+    for (const auto& r : requests) {
+      before.push_back(!f.pack.place(f.state, r).gpus.empty());
+      before.push_back(!f.spread.place(f.state, r).gpus.empty());
+    }
     // Free one or two jobs at once, their GPUs interleaved (runs on one node need not be contiguous).
     std::vector<int> freed;
-    for (int k = rng.uniform_int(1, 2); k > 0 && !held.empty(); --k) {
-      std::size_t i = static_cast<std::size_t>(rng.uniform_int(0, static_cast<int>(held.size()) - 1));
-      freed.insert(freed.end(), held[i].begin(), held[i].end());
-      held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
+    for (int k = f.rng.uniform_int(1, 2); k > 0 && !f.held.empty(); --k) {
+      std::size_t i = static_cast<std::size_t>(f.rng.uniform_int(0, static_cast<int>(f.held.size()) - 1));
+      freed.insert(freed.end(), f.held[i].begin(), f.held[i].end());
+      f.held.erase(f.held.begin() + static_cast<std::ptrdiff_t>(i));
     }
     for (std::size_t i = freed.size(); i > 1; --i)
-      std::swap(freed[i - 1], freed[static_cast<std::size_t>(rng.uniform_int(0, static_cast<int>(i) - 1))]);
-    state.release(freed);
+      std::swap(freed[i - 1], freed[static_cast<std::size_t>(f.rng.uniform_int(0, static_cast<int>(i) - 1))]);
+    f.state.release(freed);
     for (std::size_t i = 0; i < requests.size(); ++i) {
-      const bool pack_now = !pack.place(state, requests[i]).gpus.empty();
-      const bool spread_now = !spread.place(state, requests[i]).gpus.empty();
+      const bool pack_now = !f.pack.place(f.state, requests[i]).gpus.empty();
+      const bool spread_now = !f.spread.place(f.state, requests[i]).gpus.empty();
       if (before[2 * i]) REQUIRE(pack_now);
       if (before[2 * i + 1]) REQUIRE(spread_now);
       checked += before[2 * i] + before[2 * i + 1];
@@ -280,35 +288,31 @@ TEST_CASE("placement is monotone: a request that places still places once more G
 TEST_CASE("freed nodes: where a placement succeeds once jobs are released, may_place said yes", "[unit][sched]") {
   // EASY backfill and the preemption search ask FreedNodes before they release GPUs to try a placement: a "no" must
   // never hide a placement that succeeds (and the question is worth asking: it says no often).
-  const PackPlacement pack;
-  const SpreadPlacement spread;
-  ClusterState state(testing::rail_cluster(24, 4));
-  Random rng(11);
-  std::vector<std::vector<int>> held;
+  RandomFill f(11);
   FreedNodes freed;
   int yes = 0, no = 0;
   for (int step = 0; step < 1500; ++step) {
-    if (held.size() < 6 || rng.uniform() < 0.5) {
-      auto placed = pack.place(state, {std::vector<int>{1, 2, 3, 4, 8, 16, 24}[rng.uniform_int(0, 6)]});
-      if (!placed.gpus.empty()) state.allocate(placed.gpus), held.push_back(placed.gpus);
-      if (rng.uniform() < 0.03) {
-        int node = rng.uniform_int(0, 23);
-        state.set_up(node, !state.schedulable(node));
+    if (f.held.size() < 6 || f.rng.uniform() < 0.5) {
+      auto placed = f.pack.place(f.state, {std::vector<int>{1, 2, 3, 4, 8, 16, 24}[f.rng.uniform_int(0, 6)]});
+      if (!placed.gpus.empty()) f.state.allocate(placed.gpus), f.held.push_back(placed.gpus);
+      if (f.rng.uniform() < 0.03) {
+        int node = f.rng.uniform_int(0, 23);
+        f.state.set_up(node, !f.state.schedulable(node));
       }
-      if (rng.uniform() < 0.2 && !held.empty()) {
-        std::size_t i = static_cast<std::size_t>(rng.uniform_int(0, static_cast<int>(held.size()) - 1));
-        state.release(held[i]);
-        held.erase(held.begin() + static_cast<std::ptrdiff_t>(i));
+      if (f.rng.uniform() < 0.2 && !f.held.empty()) {
+        std::size_t i = static_cast<std::size_t>(f.rng.uniform_int(0, static_cast<int>(f.held.size()) - 1));
+        f.state.release(f.held[i]);
+        f.held.erase(f.held.begin() + static_cast<std::ptrdiff_t>(i));
       }
       continue;
     }
     // Some jobs, as a search or a reservation would free them (GPU lists or per node), then released for real.
-    freed.reset(state);
+    freed.reset(f.state);
     std::vector<const std::vector<int>*> taken;
-    for (const auto& h : held)
-      if (rng.uniform() < 0.3) {
+    for (const auto& h : f.held)
+      if (f.rng.uniform() < 0.3) {
         taken.push_back(&h);
-        if (rng.uniform() < 0.5) {
+        if (f.rng.uniform() < 0.5) {
           freed.add(h);
         } else {
           std::vector<std::pair<int, int>> per_node;
@@ -323,14 +327,15 @@ TEST_CASE("freed nodes: where a placement succeeds once jobs are released, may_p
     std::vector<bool> may;
     const std::vector<PlacementRequest> requests{{2}, {5}, {8}, {16}, {32}, {32, 1}, {64, 2}, {96}, {96, 3}};
     for (const auto& r : requests) may.push_back(freed.may_place(r.gpus, r.max_groups));
-    for (const auto* h : taken) state.release(*h);
+    for (const auto* h : taken) f.state.release(*h);
     for (std::size_t i = 0; i < requests.size(); ++i) {
-      const bool placed = !pack.place(state, requests[i]).gpus.empty() || !spread.place(state, requests[i]).gpus.empty();
+      const bool placed =
+          !f.pack.place(f.state, requests[i]).gpus.empty() || !f.spread.place(f.state, requests[i]).gpus.empty();
       INFO("step " << step << ", request " << i);
       if (placed) REQUIRE(may[i]);
       yes += may[i], no += !may[i];
     }
-    for (const auto* h : taken) state.allocate(*h);
+    for (const auto* h : taken) f.state.allocate(*h);
   }
   CHECK(yes > 200);
   CHECK(no > 200);
