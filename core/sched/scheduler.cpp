@@ -78,71 +78,6 @@ void Scheduler::enqueue(int job, Seconds now, Seconds runtime, bool at_head) {
 
 void Scheduler::charge(int queue, int gpus) { quota_.charge(usage_, queue, gpus); }
 
-void Scheduler::swap_running(RunningList& list, std::size_t a, std::size_t b) {
-  if (a == b) return;
-  std::swap(list.jobs[a], list.jobs[b]);
-  jobs_[list.jobs[a].job].run_slot = static_cast<int>(a);
-  jobs_[list.jobs[b].job].run_slot = static_cast<int>(b);
-}
-
-void Scheduler::add_running(int job, int sign) {
-  const Job& x = jobs_[job];
-  const int q = x.spec.queue;
-  RunningList& same = running_in_[q][x.spec.priority];
-  if (same.bit < 0) same.bit = next_list_bit_ < kOtherLists ? next_list_bit_++ : kOtherLists;
-  if (sign > 0) {  // among the active ones: the first search that meets it while exempt parks it
-    hold(x, -1, same.bit);
-    same.jobs.push_back({job, x.spec.gpus, x.start, x.enqueued, x.last_checkpoint, x.admission});
-    jobs_[job].run_slot = static_cast<int>(same.jobs.size() - 1);
-    swap_running(same, same.active++, same.jobs.size() - 1);  // the last fresh one
-    same.active_gpus += x.spec.gpus;
-    same.grown = ++stamp_;
-    running_gpus_[q][x.spec.priority] += x.spec.gpus;
-  } else {
-    auto slot = static_cast<std::size_t>(x.run_slot);
-    hold(x, slot < same.active ? same.bit : kOtherLists, -1);
-    if (slot < same.settled) swap_running(same, slot, --same.settled), slot = same.settled;  // now the first fresh
-    if (slot < same.active) {
-      swap_running(same, slot, --same.active), slot = same.active;  // now the first parked
-      same.active_gpus -= x.spec.gpus;
-    }
-    swap_running(same, slot, same.jobs.size() - 1);
-    same.jobs.pop_back();
-    jobs_[job].run_slot = -1;
-    if ((running_gpus_[q][x.spec.priority] -= x.spec.gpus) == 0) running_gpus_[q].erase(x.spec.priority);
-  }
-}
-
-void Scheduler::sync_holders(const ClusterState& cluster) {
-  if (holders_.ready() && cluster_nodes_ == cluster.nodes()) return;
-  cluster_nodes_ = cluster.nodes();
-  std::vector<int> groups(static_cast<std::size_t>(cluster.nodes()));
-  for (int n = 0; n < cluster.nodes(); ++n) groups[static_cast<std::size_t>(n)] = cluster.group_of(n);
-  holders_.set_groups(std::move(groups));
-  for (const auto& by_priority : running_in_)
-    for (const auto& [prio, list] : by_priority)
-      for (std::size_t i = 0; i < list.jobs.size(); ++i)
-        hold(jobs_[list.jobs[i].job], -1, i < list.active ? list.bit : kOtherLists);
-}
-
-void Scheduler::unpark(int job, Seconds now) {
-  const Job& x = jobs_[job];
-  if (x.state != State::Running) {  // a waiting job's topology constraint relaxed: its own search may fit now
-    freed_stamp_ = ++stamp_;
-    return;
-  }
-  RunningList& same = running_in_[x.spec.queue][x.spec.priority];
-  const auto slot = static_cast<std::size_t>(x.run_slot);
-  // Parked, and this relax time is its own admission's exemption end (a stale one of an earlier admission is earlier).
-  if (slot < same.active || same.jobs[slot].start + options_.preemption_exempt_time > now) return;
-  // Among the settled ones (its exemption ended): first the first parked, then the first fresh one's place.
-  swap_running(same, slot, same.active);
-  swap_running(same, same.active++, same.settled++);
-  hold(x, kOtherLists, same.bit);
-  same.active_gpus += x.spec.gpus;
-  same.grown = ++stamp_;
-}
-
 void Scheduler::finished(int job, Seconds now) {
   Job& x = jobs_[job];
   if (x.state != State::Running) return;
@@ -157,16 +92,6 @@ void Scheduler::finished(int job, Seconds now) {
   stopped_running(job);
   dirty_ = true;
   freed_stamp_ = ++stamp_;
-}
-
-// Its victims that still name it are not quiet any more; they stay listed, as they are quiet again once it runs again
-// and they are examined (wait()).
-void Scheduler::stopped_running(int job) {
-  std::erase_if(victims_of_[static_cast<std::size_t>(job)], [&](int v) {
-    if (jobs_[v].preempted_by != job) return true;
-    set_quiet(v);
-    return false;
-  });
 }
 
 void Scheduler::checkpointed(int job, Seconds now) {
@@ -517,60 +442,6 @@ void Scheduler::start(int job, std::vector<int> gpus, Pass& p) {
   add_running(job, +1);
   // Jobs started after the reservation was made end before it or keep off its GPUs; the list of ends is stale.
   p.result.starts.push_back({job, std::move(gpus)});
-}
-
-std::string Scheduler::audit(Seconds now, const ClusterState& cluster) const {
-  for (std::size_t j = 0; j < jobs_.size(); ++j) {
-    const Job& x = jobs_[j];
-    const bool quiet = x.preempted_by < 0
-                           ? x.reason.kind == WaitKind::Quota
-                           : x.reason.kind == WaitKind::Preempted && jobs_[x.preempted_by].state == State::Running;
-    if (x.state == State::Pending && (quiet_[j] != 0) != quiet) return "job " + std::to_string(j) + ": quiet_ stale";
-  }
-  const Seconds exempt = options_.preemption_exempt_time;
-  std::vector<std::vector<int>> held;  // per list bit: GPUs per node
-  for (const auto& by_priority : running_in_)
-    for (const auto& [prio, list] : by_priority) {
-      if (list.settled > list.active || list.active > list.jobs.size()) return "running list: runs out of order";
-      long long gpus = 0;
-      for (std::size_t i = 0; i < list.jobs.size(); ++i) {
-        const Running& y = list.jobs[i];
-        const Job& x = jobs_[y.job];
-        if (x.state != State::Running || x.run_slot != static_cast<int>(i)) return "running list: a stale slot";
-        if (i < list.settled && y.start + exempt > now) return "job " + std::to_string(y.job) + ": settled, exempt";
-        if (i >= list.active && !relax_.contains({y.start + exempt, y.job}))
-          return "job " + std::to_string(y.job) + ": parked, never unparked";
-        if (i < list.active) gpus += y.gpus;
-        const int bit = i < list.active ? list.bit : kOtherLists;
-        if (held.size() <= static_cast<std::size_t>(bit)) held.resize(static_cast<std::size_t>(bit) + 1);
-        for (const auto& [node, n] : x.per_node) {
-          auto& h = held[static_cast<std::size_t>(bit)];
-          if (h.size() <= static_cast<std::size_t>(node)) h.resize(static_cast<std::size_t>(node) + 1, 0);
-          h[static_cast<std::size_t>(node)] += n;
-        }
-      }
-      if (gpus != list.active_gpus) return "running list: active_gpus stale";
-    }
-  if (reserve_memo_ && reserve_memo_->cluster == &cluster && reserve_memo_->content == content_version_ &&
-      reserve_memo_->ends == ends_version_ && cluster.changes() == cluster_changes_) {  // the next pass may reuse it
-    ClusterState copy = cluster;
-    EasyBackfill fresh;
-    const PlacementRequest req{reserve_memo_->gpus, reserve_memo_->max_groups};
-    const auto made = fresh.reserve(reserve_memo_->job, req, now, running_ends(), copy, *placement_);
-    const auto& kept = reserve_memo_->answer;
-    if (made.has_value() != kept.has_value() ||
-        (made && (made->gpus != kept->gpus || made->start != std::max(kept->start, now))))
-      return "job " + std::to_string(reserve_memo_->job) + ": the kept reservation differs from one made now";
-  }
-  if (!holders_.ready()) return "";
-  const std::vector<int> none;
-  for (int n = 0; n < cluster_nodes_; ++n)
-    for (int b = 0; b < 64; ++b) {
-      const auto& h = static_cast<std::size_t>(b) < held.size() ? held[static_cast<std::size_t>(b)] : none;
-      const int want = static_cast<std::size_t>(n) < h.size() ? h[static_cast<std::size_t>(n)] : 0;
-      if (holders_.held(n, b) != want) return "node " + std::to_string(n) + ": holders stale";
-    }
-  return holders_.audit();
 }
 
 }  // namespace tt
