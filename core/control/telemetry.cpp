@@ -189,7 +189,8 @@ void ControllerTelemetry::update(Seconds now, const ClusterView& c, const std::f
     }
     stale_.clear();
     if (all || waits) {
-      // The wait moves with time; a waiting job's other series move only with an event of its own (touched).
+      // The wait moves with time; a waiting job's other series move only with an event of its own (touched_now_,
+      // marked in is_touched_, which is all zero here and again after).
       for (int j : touched_now_) is_touched_[j] = 1;
       for (int j : waiting_) {
         const JobView v = job(j);

@@ -122,10 +122,10 @@ void ClusterState::change(const std::vector<int>& gpus, bool to_free) {
     for (; i < gpus.size() && gpus[i] >= first && gpus[i] < first + gpus_per_node_;) {
       // The run's GPUs within one 64-GPU word of the node, as one mask.
       const int word = (gpus[i] - first) / 64;
+      const int word_first = first + word * 64;
+      const int word_end = std::min(word_first + 64, first + gpus_per_node_);
       std::uint64_t mask = 0;
-      for (; i < gpus.size() && gpus[i] >= first + word * 64 && gpus[i] < std::min(first + (word + 1) * 64,
-                                                                                     first + gpus_per_node_);
-           ++i) {
+      for (; i < gpus.size() && gpus[i] >= word_first && gpus[i] < word_end; ++i) {
         const std::uint64_t bit = std::uint64_t{1} << ((gpus[i] - first) % 64);
         assert((mask & bit) == 0 && "GPU listed twice");
         mask |= bit;

@@ -68,7 +68,6 @@ class ClusterState {
     int free_bits = 0;  // bits set in the node's words of free_words_
   };
   bool whole_free(const Node& n) const { return n.up && n.free_bits == gpus_per_node_; }
-  std::uint64_t& word_of(int gpu) { return free_words_[word_index(gpu)]; }
   std::size_t word_index(int gpu) const {
     return static_cast<std::size_t>(gpu / gpus_per_node_) * words_per_node_ + (gpu % gpus_per_node_) / 64;
   }

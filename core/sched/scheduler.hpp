@@ -11,7 +11,6 @@
 
 #include <cstdint>
 #include <functional>
-#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -149,7 +148,7 @@ class Scheduler {
     std::size_t settled = 0, active = 0;  // [0, settled) settled, [settled, active) fresh, [active, size) parked
     long long active_gpus = 0;
     std::uint64_t grown = 0;  // stamp_ when a job last joined the active ones
-    int bit = -1;             // its bit in node_lists_ (kOtherLists past the 63rd list)
+    int bit = -1;             // its bit in holders_ (kOtherLists past the 63rd list)
   };
   // Ordered by (neg_priority, order, job); gpus and enqueued ride along for the pass's quiet-wait test.
   struct Key {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cassert>
 #include <functional>
-#include <limits>
 
 #include "core/sched/scheduler.hpp"
 #include "core/sched/scheduler_pass.hpp"
