@@ -147,6 +147,7 @@ std::string run_one(double scale, const Options& o) {
               {"measurements", stats.measurements},
               {"remeasurements", stats.remeasurements},
               {"pace_reuses", stats.pace_reuses},
+              {"shared_pace_reuses", stats.shared_pace_reuses},
               {"step_reuses", stats.step_reuses},
               {"peak_flows", stats.peak_flows},
               {"gpu_utilization", r.gpu_utilization}};
@@ -193,12 +194,13 @@ int main(int argc, char** argv) {
     if (!o.json)
       std::printf(
           "scale %-4g %5d GPUs  %5d jobs (%5d done)  %4d failures  wall %7.2f s  peak RSS %6.0f MiB  speedup %9.0fx  "
-          "%10lld SimGrid activities  %7lld events  %6lld measured + %6lld reused paces  %8lld reused steps  peak %5lld "
+          "%10lld SimGrid activities  %7lld events  %6lld measured + %6lld + %6lld reused paces  %8lld reused steps  peak %5lld "
           "flows\n",
           scale, r["gpus"].get<int>(), r["jobs"].get<int>(), r["jobs_finished"].get<int>(), r["failures"].get<int>(),
           r["wall_s"].get<double>(), r["peak_rss_mib"].get<double>(), r["speedup"].get<double>(),
           r["simgrid_activities"].get<long long>(), r["controller_events"].get<long long>(),
-          r["measurements"].get<long long>(), r["pace_reuses"].get<long long>(), r["step_reuses"].get<long long>(),
+          r["measurements"].get<long long>(), r["pace_reuses"].get<long long>(),
+          r["shared_pace_reuses"].get<long long>(), r["step_reuses"].get<long long>(),
           r["peak_flows"].get<long long>());
     std::fflush(stdout);
   }

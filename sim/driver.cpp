@@ -194,6 +194,7 @@ RunStats run(const Scenario& scenario, Controller& controller, const RunOptions&
   stats.measurements = world.measurements;
   stats.remeasurements = world.remeasurements;
   stats.pace_reuses = world.pace_reuses;
+  stats.shared_pace_reuses = world.shared_pace_reuses;
   stats.step_reuses = world.step_reuses;
   stats.cluster_changes = static_cast<long long>(world.epoch);
   stats.peak_flows = world.flows.peak;

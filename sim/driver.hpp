@@ -25,6 +25,7 @@ struct RunStats {
   long long measurements = 0;        // paces measured by explicit iterations
   long long remeasurements = 0;      // ... of them by an attempt that had measured before (its pace may have changed)
   long long pace_reuses = 0;         // paces of lone jobs reused from an identical signature instead
+  long long shared_pace_reuses = 0;  // paces of jobs crossing shared links with room on each (World::shared_paces)
   long long step_reuses = 0;         // steps crossing no shared link timed from an identical signature instead
   long long peak_flows = 0;          // most jobs' flows in flight at once
   // Pinned SimGrid settings and driver options for RunRecord::driver_info (deterministic: no wall-clock figures).

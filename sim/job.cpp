@@ -71,7 +71,7 @@ class JobActor {
         r.steps = {};
         r.launch.plan.steps = {};
         r.step_parts = {};
-        r.signature = {};
+        r.signature.reset();
       }
     } forget{r_};
     try {
@@ -121,8 +121,10 @@ class JobActor {
       } catch (const Stalled& s) {
         cause = s.cause;
       } catch (const Cancelled&) {  // by strike() (r_.fault says why) or kill_job()
+        if (r_.phase == JobRun::Phase::Killed) return false;  // no cause to find: nobody hears it
         cause = broken_resource(w_, r_).value_or("cancelled");
       } catch (const simgrid::Exception& e) {  // a failure under an activity (or strike() cancelled it)
+        if (r_.phase == JobRun::Phase::Killed) return false;
         cause = broken_resource(w_, r_).value_or(std::string("SimGrid: ") + e.what());
       }
       if (r_.phase == JobRun::Phase::Killed) return false;
@@ -194,24 +196,50 @@ class JobActor {
           continue;
         }
         r_.dirty = false;
-        // Alone on its cables and not writing a checkpoint: a pace measured for the same signature holds.
-        std::string signature;
-        if (w_.scenario.sim.fast_forward && r_.links.empty() && r_.writer_done && !r_.fault) {
+        // Alone on its cables and not writing a checkpoint: a pace measured for the same signature holds. Likewise,
+        // crossing shared links where its flows have room next to the others' load (world.hpp, shared_paces).
+        std::optional<PaceKey> signature;
+        bool shared = false;  // its measurement may serve as a shared pace
+        if (w_.scenario.sim.fast_forward && r_.writer_done && !r_.fault && (r_.links.empty() || w_.sharing > 1)) {
           // Its routes move only with cables and its compute time with stragglers: the signature is made again then.
           const double compute = compute_time();
           if (r_.signature_generation != w_.platform.generation() || r_.signature_compute != compute ||
-              r_.signature.empty()) {
-            r_.signature = pace_signature();
+              !r_.signature) {
+            r_.signature = PaceKey::of(pace_signature());
             r_.signature_generation = w_.platform.generation();
             r_.signature_compute = compute;
           }
           signature = r_.signature;
-          if (auto it = w_.paces.find(signature); it != w_.paces.end()) {
-            ++w_.pace_reuses;
-            r_.iteration_time = it->second;
-            w_.post(JobProgress{l_.job, l_.attempt, r_.iterations, Seconds(it->second)});
-            fast_forward(boundary, it->second);
-            continue;
+          if (r_.links.empty()) {
+            if (auto it = w_.paces.find(*signature); it != w_.paces.end()) {
+              ++w_.pace_reuses;
+              r_.iteration_time = it->second;
+              w_.post(JobProgress{l_.job, l_.attempt, r_.iterations, Seconds(it->second)});
+              fast_forward(boundary, it->second);
+              continue;
+            }
+          } else if (!r_.shared_order.empty()) {
+            shared = true;
+            if (auto it = w_.shared_paces.find(*signature); it != w_.shared_paces.end()) {
+              const World::SharedPace& p = it->second;
+              std::vector<double> peak(r_.shared.size()), busy(r_.shared.size());
+              for (std::size_t i = 0; i < r_.shared.size(); ++i) {
+                peak[i] = p.peak[static_cast<std::size_t>(r_.shared_order[i])];
+                busy[i] = p.busy[static_cast<std::size_t>(r_.shared_order[i])];
+              }
+              w_.snapshot_seen(r_);
+              if (w_.has_room(r_, peak)) {
+                ++w_.shared_pace_reuses;
+                const bool again = r_.iteration_time > 0;
+                r_.peak = std::move(peak);
+                r_.busy = std::move(busy);
+                r_.iteration_time = p.time;
+                w_.set_nominal(r_, p.time, /*notify=*/!again);
+                w_.post(JobProgress{l_.job, l_.attempt, r_.iterations, Seconds(p.time)});
+                fast_forward(boundary, p.time);
+                continue;
+              }
+            }
           }
         }
         stop_load();  // the job's own load would contend with its flows
@@ -221,14 +249,31 @@ class JobActor {
         w_.snapshot_seen(r_);
         const std::int64_t k = std::min(measure, boundary - r_.iterations);
         const double t0 = now();
-        for (std::int64_t i = 0; i < k; ++i) {
-          iteration();
-          ++r_.iterations;
+        {
+          struct Measuring {  // however the iterations end
+            World& w;
+            JobRun& r;
+            ~Measuring() { w.measuring(r, false); }
+          } measuring{w_, r_};
+          w_.measuring(r_, true);
+          for (std::int64_t i = 0; i < k; ++i) {
+            iteration();
+            ++r_.iterations;
+          }
         }
         const double t = (now() - t0) / static_cast<double>(k);
         r_.iteration_time = t;
         for (double& b : r_.busy) b /= now() - t0;  // a share of the measured time
-        if (!signature.empty()) w_.paces.emplace(std::move(signature), t);
+        if (shared && !r_.dirty && !r_.overlapped && r_.busy.size() == r_.shared.size() && w_.has_room(r_, r_.peak)) {
+          World::SharedPace p{t, std::vector<double>(r_.shared.size()), std::vector<double>(r_.shared.size())};
+          for (std::size_t i = 0; i < r_.shared.size(); ++i) {
+            p.peak[static_cast<std::size_t>(r_.shared_order[i])] = r_.peak[i];
+            p.busy[static_cast<std::size_t>(r_.shared_order[i])] = r_.busy[i];
+          }
+          w_.shared_paces.emplace(*signature, std::move(p));
+        } else if (signature && r_.links.empty()) {
+          w_.paces.emplace(*signature, t);
+        }
         w_.set_nominal(r_, t, /*notify=*/!again);
         w_.post(JobProgress{l_.job, l_.attempt, r_.iterations, Seconds(t)});
         // A change that may alter the pace happened while it measured: it measures again rather than fast-forward.
@@ -256,15 +301,40 @@ class JobActor {
     return slowest;
   }
 
-  // What the time of one iteration of a job alone on its cables depends on (job.hpp), as bytes.
-  std::string pace_signature() const {
+  // What the time of one iteration of a job alone on its cables depends on (job.hpp), as bytes. For a job that
+  // crosses shared links, with each link's bandwidth before reservations and, after the flows, the number of each
+  // shared link (directional cable: a bond's members share one SimGrid link) in order of first appearance on their
+  // routes, hop by hop: sets JobRun::shared_order (empty where the routes now and the job's links disagree).
+  std::string pace_signature() {
     std::string s;
     put(s, compute_time());
+    const bool shared = !r_.links.empty();
+    // Flow::route is the pair's route object, current while no cable changed state since the flows were made; else
+    // put_group() looks each up, which makes it current.
+    const bool fresh = r_.routes_generation == w_.platform.generation();
     Renamer ids(w_);
     for (const FlowStep& step : r_.steps) {
       put(s, step.groups.size());
-      for (const FlowGroup& g : step.groups) put_group(s, w_.platform, g, ids);
+      for (const FlowGroup& g : step.groups) put_group(s, w_.platform, g, ids, fresh, shared);
     }
+    r_.shared_order.clear();
+    if (!shared) return s;
+    std::vector<int> order(r_.shared.size(), -1);
+    int next = 0;
+    for (const FlowStep& step : r_.steps)
+      for (const FlowGroup& g : step.groups)
+        for (const Flow& f : g.flows) {
+          const Route& route = *f.route;  // current (above)
+          for (std::size_t h = 0; h < route.cables.size(); ++h) {
+            if (!w_.shared_cable[static_cast<std::size_t>(route.cables[h])]) continue;
+            const auto it = std::lower_bound(r_.shared.begin(), r_.shared.end(), route.link_ids[h]);
+            if (it == r_.shared.end() || *it != route.link_ids[h]) return s;  // a route moved since they were made
+            int& o = order[static_cast<std::size_t>(it - r_.shared.begin())];
+            if (o < 0) o = next++;
+          }
+        }
+    if (next != static_cast<int>(r_.shared.size())) return s;
+    r_.shared_order = std::move(order);
     return s;
   }
 
@@ -276,21 +346,18 @@ class JobActor {
   // The step's flows' rates summed on each shared link of the job: its peak there (JobRun::peak); and the step's
   // `duration` counted as time the job depends on each link its flows crossed (JobRun::busy).
   void note_peaks(const FlowStep& step, const std::vector<double>& rates, double duration) {
-    std::vector<double> used(r_.links.size(), 0);
+    std::vector<double> used(r_.shared.size(), 0);
     std::size_t k = 0;
     for (const FlowGroup& g : step.groups)
       for (const Flow& f : g.flows) {
         const double rate = rates[k++];
-        const Route& route = *f.route;  // as its flow just crossed it
-        for (std::size_t h = 0; h < route.cables.size(); ++h) {
-          const int cable = route.cables[h];
-          const int link = 2 * cable + (route.links[h] == w_.platform.link(cable, true) ? 0 : 1);
-          auto it = std::lower_bound(r_.links.begin(), r_.links.end(), link);
-          if (it != r_.links.end() && *it == link) used[static_cast<std::size_t>(it - r_.links.begin())] += rate;
+        for (int link : f.route->link_ids) {  // as its flow just crossed it
+          auto it = std::lower_bound(r_.shared.begin(), r_.shared.end(), link);
+          if (it != r_.shared.end() && *it == link) used[static_cast<std::size_t>(it - r_.shared.begin())] += rate;
         }
       }
-    r_.peak.resize(r_.links.size(), 0);
-    r_.busy.resize(r_.links.size(), 0);
+    r_.peak.resize(r_.shared.size(), 0);
+    r_.busy.resize(r_.shared.size(), 0);
     for (std::size_t i = 0; i < used.size(); ++i) {
       r_.peak[i] = std::max(r_.peak[i], used[i]);
       if (used[i] > 0) r_.busy[i] += duration;

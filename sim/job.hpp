@@ -16,6 +16,9 @@
 // A job that crosses no shared link takes the pace measured for an identical signature (its compute time and its
 // flows' bytes, phases and routes, links renamed in order of appearance, with their bandwidth and state) when there is
 // one: alone on its cables, the same flows give the same times.
+// So does a job that crosses shared links where its flows have room on each next to the others' nominal load (with
+// the links' bandwidth before reservations in its signature; world.hpp, shared_paces): no other job's traffic then
+// sets its rates.
 // Likewise, part by part, each step of an iteration it measures, when the step crosses no shared link or when no other
 // attempt crosses one and no flow is in flight as the step starts: the step's groups split into parts that share no
 // link (a 16,384-GPU job's data-parallel all-reduce: one ring per rail and stage), each part's duration and flow rates
@@ -46,7 +49,7 @@ struct JobRun {
   std::vector<simgrid::s4u::Host*> hosts;  // in rank order
   std::vector<FlowStep> steps;
   std::uint64_t routes_generation = 0;     // the platform's when the flows were made (their routes were current)
-  std::string signature;                   // its pace signature (job.cpp), made at this platform generation
+  std::optional<PaceKey> signature;        // its pace signature (job.cpp), made at this platform generation
   std::uint64_t signature_generation = 0;  // ... and compute time
   double signature_compute = 0;
   std::vector<char> step_lone;             // by step: its flows cross no shared link (job.cpp reuses its time)
@@ -62,12 +65,21 @@ struct JobRun {
   FlowGroup checkpoint;                    // one flow per writer to the storage host
   std::vector<std::pair<int, double>> nic_bytes;  // (node, bytes of one iteration) its pairs that cross a shared
                                                   // cable put through the node's NICs (World::ff_node_rate)
-  std::vector<int> links;                  // directional shared links its iteration flows cross (World::link_load)
+  std::vector<int> links;                  // directional shared cables its iteration flows cross (its fast-forward load)
   std::vector<double> link_bytes;          // ... the bytes of one iteration on each
   std::vector<int> link_pairs;             // ... the GPU pairs whose flows cross each
+  // The SimGrid links of those cables (Platform::link_count() numbers: a bond's members share one), which its flows
+  // share with other jobs' (World::link_load).
+  std::vector<int> shared;
+  std::vector<double> shared_bytes;        // ... the bytes of one iteration on each
   std::vector<double> seen;                // ... the others' nominal load on each when it last measured (bytes/s)
   std::vector<double> peak;                // ... the most its flows of one step used of each then (bytes/s)
   std::vector<double> busy;                // ... the share of its measured time spent in steps crossing each
+  // ... each one's number in order of first appearance on its flows' routes, as its pace signature names them (empty:
+  // the signature does not cover them; World::shared_paces)
+  std::vector<int> shared_order;
+  bool measuring = false;                  // running iterations explicitly (World::link_measuring)
+  bool overlapped = false;                 // ... next to another attempt measuring over one of its shared links
   double nominal_t = 0;                    // the pace its nominal load is counted at; 0: none
   bool joined = false;                     // in World::link_users
   std::uint32_t mark = 0;                  // World::set_nominal() scratch
@@ -122,9 +134,10 @@ class Renamer {
 };
 // Appends a group's flows as bytes to a signature: their sizes, phases and routes, links renamed in order of
 // appearance (`ids`), with their bandwidth and state, and the group's latency. `fresh`: the flows' routes were just
-// looked up (Flow::route then holds the route now).
+// looked up (Flow::route then holds the route now). `capacity`: each link's bandwidth with nothing reserved on it
+// (Platform::capacity) instead of its bandwidth now.
 void put_group(std::string& signature, const Platform& platform, const FlowGroup& group, Renamer& ids,
-               bool fresh = false);
+               bool fresh = false, bool capacity = false);
 // Splits step `step` of the run into parts that share no SimGrid link (JobRun::StepParts), each with its signature
 // (put_group() of its groups alone, links renamed per part) (job_parts.cpp).
 void make_parts(World& world, JobRun& run, std::size_t step);

@@ -50,6 +50,7 @@ void compile_footprint(World& w, JobRun& r) {
   std::stable_sort(crossing.begin(), crossing.end(),
                    [](const Crossing& a, const Crossing& b) { return a.ids < b.ids; });
   std::map<int, std::pair<double, int>> link_bytes;  // by directional link: bytes of one iteration, GPU pairs
+  std::map<int, double> shared_bytes;                // by SimGrid link: bytes of one iteration
   std::map<int, double> nic_bytes;   // by node, of the pairs that cross a shared cable
   std::unordered_map<const sg4::Host*, int> node_of;
   for (int gpu : l.gpus) node_of[w.platform.gpu(gpu)] = gpu / topo.gpus_per_node();
@@ -65,6 +66,7 @@ void compile_footprint(World& w, JobRun& r) {
         auto& [sum, pairs] = link_bytes[2 * cable + (route.links[h] == w.platform.link(cable, true) ? 0 : 1)];
         sum += bytes;
         ++pairs;
+        shared_bytes[route.link_ids[h]] += bytes;
       }
     for (const sg4::Host* h : {first.from, first.to})
       if (auto it = node_of.find(h); it != node_of.end()) nic_bytes[it->second] += bytes;
@@ -74,6 +76,10 @@ void compile_footprint(World& w, JobRun& r) {
     r.links.push_back(link);
     r.link_bytes.push_back(load.first);
     r.link_pairs.push_back(load.second);
+  }
+  for (const auto& [link, bytes] : shared_bytes) {
+    r.shared.push_back(link);
+    r.shared_bytes.push_back(bytes);
   }
   const int site = l.gpus.empty() ? 0 : topo.nodes()[l.gpus[0] / topo.gpus_per_node()].site;  // a job's first rank's
   if (sg4::Host* storage = w.platform.storage_of_site(site))

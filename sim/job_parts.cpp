@@ -32,7 +32,8 @@ std::pair<int, bool> Renamer::id(int link) {
   return {s, true};
 }
 
-void put_group(std::string& s, const Platform& platform, const FlowGroup& g, Renamer& ids, bool fresh) {
+void put_group(std::string& s, const Platform& platform, const FlowGroup& g, Renamer& ids, bool fresh,
+               bool capacity) {
   put(s, g.phases);
   put(s, g.latency.value);
   put(s, g.flows.size());
@@ -45,7 +46,7 @@ void put_group(std::string& s, const Platform& platform, const FlowGroup& g, Ren
       const auto [id, first] = ids.id(route.link_ids[h]);
       put(s, id);
       if (!first) continue;  // its bandwidth and state are those of its first appearance
-      put(s, platform.bandwidth(route.link_ids[h]));
+      put(s, capacity ? platform.capacity(route.link_ids[h]) : platform.bandwidth(route.link_ids[h]));
       put(s, platform.link_is_on(route.link_ids[h]));  // a flow over a link that is down fails: never a time that ran
     }
   }

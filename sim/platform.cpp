@@ -69,6 +69,7 @@ struct Platform::Impl {
   std::vector<std::array<int, 2>> link_ids;               // ... their numbers (Platform::link_count())
   int link_count = 0;
   std::vector<double> bandwidth;                          // by link number: its SimGrid bandwidth now
+  std::vector<double> capacity;                           // ... and without reservations (Platform::capacity)
   std::vector<char> link_on;                              // ... and whether it is on
   // A leaf's cables to the spines, and parallel cables (the same two ends: explicit topologies), are bonded into one
   // SimGrid link per direction whose bandwidth is the sum of the members that are up, as the planner's even split of a
@@ -193,26 +194,31 @@ struct Platform::Impl {
     const double nominal = topo.link(link / 2).bandwidth.value * factor[link / 2];
     return std::max(nominal - reserved[link], nominal / (pairs[link] + 1));
   }
+  double nominal_of(int cable) const { return topo.link(cable).bandwidth.value * factor[cable]; }
 
   // The bandwidth of a directional link; of a bond, the sum over its members that are up, each in the same direction.
   void apply(int link) {
     const int cable = link / 2, dir = link % 2;
     const auto group = members.find(bond[cable]);
+    const auto id = static_cast<std::size_t>(link_ids[cable][dir]);
     if (group == members.end()) {
       links[cable][dir]->set_bandwidth(left_on(link));
-      bandwidth[static_cast<std::size_t>(link_ids[cable][dir])] = links[cable][dir]->get_bandwidth();
+      bandwidth[id] = links[cable][dir]->get_bandwidth();
+      capacity[id] = nominal_of(cable);
       return;
     }
-    double sum = 0;
+    double sum = 0, whole = 0;
     bool up = false;
     for (int m : group->second)
       if (down[m] == 0) {
         up = true;
         sum += left_on(2 * m + (flipped[m] == flipped[cable] ? dir : 1 - dir));
+        whole += nominal_of(m);
       }
     if (!up) return;  // with every member down the bond is off (set_cable)
     links[cable][dir]->set_bandwidth(sum);
-    bandwidth[static_cast<std::size_t>(link_ids[cable][dir])] = links[cable][dir]->get_bandwidth();
+    bandwidth[id] = links[cable][dir]->get_bandwidth();
+    capacity[id] = whole;
   }
 
   // A bond is on while one of its members is up.
@@ -317,6 +323,7 @@ Platform::Platform(const Topology& topology) : impl_(std::make_unique<Impl>(topo
       p.links[i][dir] = zone->create_link(props.name + (dir == 0 ? ">" : "<"), bandwidth)->seal();
       p.link_ids[i][dir] = p.link_count++;
       p.bandwidth.push_back(p.links[i][dir]->get_bandwidth());
+      p.capacity.push_back(p.bandwidth.back());
       p.link_on.push_back(1);
     }
   }
@@ -388,6 +395,7 @@ std::uint64_t Platform::generation() const { return impl_->generation; }
 sg4::Link* Platform::link(int cable, bool forward) const { return impl_->links.at(cable)[forward ? 0 : 1]; }
 int Platform::link_count() const { return impl_->link_count; }
 double Platform::bandwidth(int link_id) const { return impl_->bandwidth[static_cast<std::size_t>(link_id)]; }
+double Platform::capacity(int link_id) const { return impl_->capacity[static_cast<std::size_t>(link_id)]; }
 bool Platform::link_is_on(int link_id) const { return impl_->link_on[static_cast<std::size_t>(link_id)] != 0; }
 
 std::vector<int> Platform::node_cables(int node) const {

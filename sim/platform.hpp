@@ -91,6 +91,9 @@ class Platform {
   int link_count() const;
   // The bandwidth of the link numbered `link_id` now and whether it is on: its SimGrid link's, kept beside it.
   double bandwidth(int link_id) const;
+  // ... and what it would be with nothing reserved on it: its cable's (or its bond's members that are up) bandwidth
+  // times the cables' factors.
+  double capacity(int link_id) const;
   bool link_is_on(int link_id) const;
   // Cables attached to the node's GPUs (NVLink and NIC cables): a crashed node takes them down with it.
   std::vector<int> node_cables(int node) const;

@@ -2,10 +2,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "sim/job.hpp"
 
 namespace tt::sim {
+
+PaceKey PaceKey::of(std::string_view bytes) {
+  std::uint64_t fnv = 0xcbf29ce484222325ULL;
+  for (const char c : bytes) fnv = (fnv ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  return {static_cast<std::uint64_t>(std::hash<std::string_view>{}(bytes)), fnv};
+}
 
 World::World(const Scenario& s, Platform& p)
     : scenario(s),
@@ -13,8 +20,9 @@ World::World(const Scenario& s, Platform& p)
       gpu_speed(static_cast<std::size_t>(s.topology.total_gpus()), 1.0),
       ff_node_rate(p.topology().nodes().size(), 0.0),
       ff_node_jobs(p.topology().nodes().size(), 0),
-      link_load(2 * p.topology().edges().size(), 0.0),
-      link_users(2 * p.topology().edges().size()) {}
+      link_load(static_cast<std::size_t>(p.link_count()), 0.0),
+      link_users(static_cast<std::size_t>(p.link_count())),
+      link_measuring(static_cast<std::size_t>(p.link_count()), 0) {}
 World::~World() = default;
 
 namespace {
@@ -33,16 +41,16 @@ void wake(JobRun& r) {
 void World::join(JobRun& r) {
   if (r.joined) return;
   r.joined = true;
-  if (!r.links.empty()) ++sharing;
-  for (int l : r.links) link_users[l].push_back(&r);
+  if (!r.shared.empty()) ++sharing;
+  for (int l : r.shared) link_users[l].push_back(&r);
 }
 
 void World::leave(JobRun& r) {
   if (!r.joined) return;
   set_nominal(r, 0);
   r.joined = false;
-  if (!r.links.empty()) --sharing;
-  for (int l : r.links) {
+  if (!r.shared.empty()) --sharing;
+  for (int l : r.shared) {
     auto& users = link_users[l];
     users.erase(std::find(users.begin(), users.end(), &r));
   }
@@ -51,29 +59,53 @@ void World::leave(JobRun& r) {
 void World::snapshot_seen(JobRun& r) {
   r.peak.clear();  // the measurement fills them (job.cpp)
   r.busy.clear();
-  r.seen.resize(r.links.size());
-  for (std::size_t i = 0; i < r.links.size(); ++i)
-    r.seen[i] = link_load[r.links[i]] - (r.nominal_t > 0 ? r.link_bytes[i] / r.nominal_t : 0);
+  r.seen.resize(r.shared.size());
+  for (std::size_t i = 0; i < r.shared.size(); ++i) r.seen[i] = others_on(r, i);
+}
+
+double World::others_on(const JobRun& r, std::size_t i) const {
+  return link_load[r.shared[i]] - (r.nominal_t > 0 ? r.shared_bytes[i] / r.nominal_t : 0);
+}
+
+bool World::has_room(const JobRun& r, const std::vector<double>& peak) const {
+  if (peak.size() != r.shared.size()) return false;
+  for (std::size_t i = 0; i < r.shared.size(); ++i) {
+    double others = others_on(r, i);
+    if (i < r.seen.size()) others = std::max(others, r.seen[i]);
+    if (kPeakMargin * peak[i] > platform.capacity(r.shared[i]) - others) return false;
+  }
+  return true;
+}
+
+void World::measuring(JobRun& r, bool on) {
+  if (r.measuring == on) return;
+  r.measuring = on;
+  if (on) r.overlapped = false;
+  for (int l : r.shared) {
+    if (on && link_measuring[l] > 0)
+      for (JobRun* o : link_users[l])
+        if (o != &r && o->measuring) o->overlapped = r.overlapped = true;
+    link_measuring[l] += on ? 1 : -1;
+  }
 }
 
 void World::set_nominal(JobRun& r, double t, bool notify) {
   const double threshold = scenario.sim.remeasure_threshold;
-  if (t == r.nominal_t || r.links.empty()) {
+  if (t == r.nominal_t || r.shared.empty()) {
     r.nominal_t = t;
     return;
   }
   ++epoch;
-  for (std::size_t i = 0; i < r.links.size(); ++i)
-    link_load[r.links[i]] += (t > 0 ? r.link_bytes[i] / t : 0) - (r.nominal_t > 0 ? r.link_bytes[i] / r.nominal_t : 0);
+  for (std::size_t i = 0; i < r.shared.size(); ++i)
+    link_load[r.shared[i]] +=
+        (t > 0 ? r.shared_bytes[i] / t : 0) - (r.nominal_t > 0 ? r.shared_bytes[i] / r.nominal_t : 0);
   r.nominal_t = t;
   if (!notify) return;
-  const Topology& topo = platform.topology();
   auto drifted = [&](const JobRun& o) {
-    if (o.seen.size() != o.links.size()) return false;  // it has not measured yet: it will see the load as it is
-    for (std::size_t i = 0; i < o.links.size(); ++i) {
-      const int l = o.links[i];
-      const double others = link_load[l] - (o.nominal_t > 0 ? o.link_bytes[i] / o.nominal_t : 0);
-      const double left = topo.link(l / 2).bandwidth.value - std::max(others, o.seen[i]);
+    if (o.seen.size() != o.shared.size()) return false;  // it has not measured yet: it will see the load as it is
+    for (std::size_t i = 0; i < o.shared.size(); ++i) {
+      const double others = others_on(o, i);
+      const double left = platform.capacity(o.shared[i]) - std::max(others, o.seen[i]);
       // Its flows there never needed more than this, before or after: the link does not bind it.
       if (i < o.peak.size() && kPeakMargin * o.peak[i] <= left) continue;
       if (left <= 0) return true;
@@ -84,7 +116,7 @@ void World::set_nominal(JobRun& r, double t, bool notify) {
     return false;
   };
   ++mark_stamp;
-  for (int l : r.links)
+  for (int l : r.shared)
     for (JobRun* o : link_users[l]) {
       if (o == &r || o->mark == mark_stamp) continue;
       o->mark = mark_stamp;

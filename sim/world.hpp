@@ -4,23 +4,26 @@
 // deadline.
 // Fast-forwarding jobs wait on their own semaphore (a ConditionVariable needs a Mutex, which a killed waiter would
 // leave locked); a change that may alter a job's pace marks it dirty and releases its semaphore, and it measures again:
-// - nominal load: every job with a pace puts its average bytes/s on the directional shared links its iteration flows
-//   cross (cables between two switches; a cable at a GPU carries only its job's traffic). When a job's nominal load
-//   appears or goes (its first pace, a stall, a block, its end: set_nominal(), leave()), each job sharing one of
-//   those links measures again if, on one of its links, its own flows needed (at their measured rates, with a margin)
-//   more than the others left it there, before or now, and its pace could have moved by more than
-//   `sim.remeasure_threshold`: the share of its iteration spent in steps crossing the link times the relative change,
-//   since it last measured, of the capacity the others leave it there. A link with room to spare for its flows does
-//   not bind it: under max-min sharing its rates do not depend on that link's spare capacity. A pace measured again updates the job's load
-//   without waking anyone: the sharers' measurements overlap, and each would move the others' paces a little in turn
-//   without end; since every check compares with the load seen at the last measurement, such changes add up and
-//   count at the next event.
+// - nominal load: every job with a pace puts its average bytes/s on the shared links its iteration flows cross: the
+//   SimGrid links (one per direction) of cables between two switches, a leaf's bonded uplinks being one link, as
+//   SimGrid shares them (a cable at a GPU carries only its job's traffic). When a job's nominal load appears or goes
+//   (its first pace, a stall, a block, its end: set_nominal(), leave()), each job sharing one of those links measures
+//   again if, on one of its links, its own flows needed (at their measured rates, with a margin) more than the others
+//   left it there, before or now, and its pace could have moved by more than `sim.remeasure_threshold`: the share of
+//   its iteration spent in steps crossing the link times the relative change, since it last measured, of the capacity
+//   the others leave it there. A link with room to spare for its flows does not bind it: under max-min sharing its
+//   rates do not depend on that link's spare capacity. A pace measured again updates the job's load without waking
+//   anyone: the sharers' measurements overlap, and each would move the others' paces a little in turn without end;
+//   since every check compares with the load seen at the last measurement, such changes add up and count at the next
+//   event.
 // - wake_routes_over(): a link, NIC or switch repaired (routes that went around it come back); wake_gpus(): a
 //   straggler's GPUs.
 // A job whose iteration flows cross no shared link runs alone on its cables: its pace depends only on its own flows,
 // routes and compute, and a measurement is reused for the same signature (`paces`); likewise the duration of each
 // part of a step that crosses no shared link, or of any step while no other attempt crosses one (`step_times`,
 // job.hpp: a 2,048-GPU job's tensor-parallel all-reduces inside its nodes; alone on the fabric, its rings per rail).
+// A job whose flows have room on every shared link it crosses runs as if alone too: it takes a pace kept for its
+// signature (`shared_paces`).
 #pragma once
 
 #include <cstdint>
@@ -32,6 +35,7 @@
 #include <simgrid/s4u/ConditionVariable.hpp>
 #include <simgrid/s4u/Mutex.hpp>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -44,6 +48,17 @@
 namespace tt::sim {
 
 struct JobRun;
+
+// A pace signature (job.cpp) kept as two 64-bit digests of its bytes by unrelated functions (libstdc++'s std::hash,
+// FNV-1a): a 2,048-GPU job's signature runs to megabytes, and a month of a fleet measures thousands.
+struct PaceKey {
+  std::uint64_t a = 0, b = 0;
+  static PaceKey of(std::string_view bytes);
+  bool operator==(const PaceKey&) const = default;
+};
+struct PaceKeyHash {
+  std::size_t operator()(const PaceKey& k) const { return static_cast<std::size_t>(k.a); }
+};
 
 struct World {
   const Scenario& scenario;
@@ -62,9 +77,21 @@ struct World {
   long long measurements = 0;  // explicit measurements of a pace
   long long remeasurements = 0;  // ... by an attempt that had measured before
   long long pace_reuses = 0;   // paces taken from `paces` instead
-  std::vector<double> link_load;                 // by directional link (2 x cable + reverse): nominal bytes/s
-  std::vector<std::vector<JobRun*>> link_users;  // attempts whose iteration flows cross each directional link
-  std::unordered_map<std::string, double> paces;  // iteration time of lone jobs by signature (job.cpp)
+  std::vector<double> link_load;                 // by SimGrid link (JobRun::shared): nominal bytes/s
+  std::vector<std::vector<JobRun*>> link_users;  // attempts whose iteration flows cross each
+  std::unordered_map<PaceKey, double, PaceKeyHash> paces;  // iteration time of lone jobs by signature (job.cpp)
+  // A job that crosses shared links but is bound by none of them runs as if alone on its cables: its pace, and its
+  // flows' peak and busy share on each shared link (JobRun::peak, busy; by JobRun::shared_order), by signature (made
+  // with each link's bandwidth before reservations). Taken while its flows have room on each link next to the others'
+  // nominal load now (has_room()); kept only from a measurement that had that room before and after, that no change
+  // interrupted and that no other attempt measured beside over one of its links.
+  struct SharedPace {
+    double time = 0;
+    std::vector<double> peak, busy;
+  };
+  std::unordered_map<PaceKey, SharedPace, PaceKeyHash> shared_paces;
+  long long shared_pace_reuses = 0;  // paces taken from `shared_paces`
+  std::vector<int> link_measuring;   // by SimGrid link: attempts measuring whose iteration flows cross it
   struct PartTime {
     double time = 0;            // from the step's start to the part's end, its groups' latencies included
     std::vector<double> rates;  // its flows' average rates (bytes/s), groups and flows in order
@@ -92,6 +119,14 @@ struct World {
   void set_nominal(JobRun& r, double t, bool notify = true);
   // Records the others' load on the attempt's links as it starts measuring.
   void snapshot_seen(JobRun& r);
+  // The others' nominal load on the attempt's shared link i (JobRun::shared).
+  double others_on(const JobRun& r, std::size_t i) const;
+  // Whether flows needing `peak` on each of the attempt's shared links (JobRun::shared) have room there next to the
+  // others' nominal load, now and as last seen (JobRun::seen): no link then binds them (the drift rule's margin).
+  bool has_room(const JobRun& r, const std::vector<double>& peak) const;
+  // The attempt starts (true) or stops measuring explicitly: marks it, and those measuring over one of its links,
+  // `overlapped`.
+  void measuring(JobRun& r, bool on);
   // Wakes the attempts blocked on cables, and the training ones whose iteration flows' routes cross one of `cables` now.
   void wake_routes_over(const std::vector<int>& cables);
   void wake_gpus(const std::vector<int>& gpus);

@@ -137,3 +137,76 @@ TEST_CASE("fleet: at 64:1 oversubscription fast-forward ends within 6% of explic
   REQUIRE(ends.size() == 2);
   for (const Ends& t : ends) CHECK(std::abs(t.fast - t.exact) <= 0.06 * t.exact);
 }
+
+namespace {
+
+// Four 24-GPU data-parallel jobs, a minute apart, on 12 nodes in leaf groups of two: each takes three nodes, so every
+// ring crosses the spines, A and C with one shape (two nodes in a group, then one), B and D with the other;
+// `oversubscription` sizes the spines.
+Scenario crossing_quartet(double oversubscription) {
+  json doc = json::parse(R"({
+    "name": "crossing-quartet", "seed": 3,
+    "topology": {"name": "rail-12x8", "generator": "rail-optimized", "gpu": "H100-SXM", "nodes": 12, "gpus_per_node": 8,
+                 "nic_bandwidth": "400Gbps", "nodes_per_group": 2, "spines": 2, "oversubscription": 1,
+                 "storage": {"bandwidth": "100GB/s"}},
+    "queues": [{"name": "q", "gpu_quota": 96}],
+    "jobs": [],
+    "sim": {"horizon": "2d"}
+  })");
+  doc["topology"]["oversubscription"] = oversubscription;
+  for (int i = 0; i < 4; ++i)
+    doc["jobs"].push_back({{"name", std::string(1, static_cast<char>('A' + i))},
+                           {"queue", "q"},
+                           {"submit", std::to_string(i) + "m"},
+                           {"gpus", 24},
+                           {"model", "llama3-8b"},
+                           {"parallel", {{"tp", 8}, {"pp", 1}, {"dp", 3}}},
+                           {"iterations", 300},
+                           {"global_batch", 96},
+                           {"seq_len", 8192},
+                           {"checkpoint", {{"every", 100}}}});
+  return read_scenario(doc, "crossing-quartet.json");
+}
+
+}  // namespace
+
+TEST_CASE("fleet: a job crossing spines with room on them takes the pace measured for its signature", "[sim]") {
+  // Non-blocking spines: each job's flows have room next to the others' load, so the later ones of the same shape
+  // take the pace measured once (World::shared_paces) instead of measuring, and end as simulated explicitly.
+  Scenario s = crossing_quartet(1);
+  s.sim.fast_forward = true;
+  const json fast = testing::simulate(s);
+  s.sim.fast_forward = false;
+  const json exact = testing::simulate(s);
+  // Three measure, the fourth takes the pace kept for its shape. Each ring leaves a group over a bond of two spine
+  // cables with a NIC's rate in its flow: counted per cable (the bond's members) it would fill one and never have room.
+  CHECK(fast["shared_pace_reuses"].get<long long>() == 1);
+  CHECK(fast["measurements"].get<long long>() == 3);
+  REQUIRE(fast["jobs"].size() == 4);
+  CHECK(fast["jobs"][3]["measured"].get<double>() == Approx(fast["jobs"][1]["measured"].get<double>()).epsilon(1e-9));
+  for (std::size_t i = 0; i < 4; ++i) {
+    INFO(fast["jobs"][i]["name"].get<std::string>());
+    const double f = fast["jobs"][i]["end"].get<double>(), e = exact["jobs"][i]["end"].get<double>();
+    REQUIRE(e > 0);
+    CHECK(std::abs(f - e) <= 0.01 * e);
+  }
+}
+
+TEST_CASE("fleet: a job whose flows fill the spines it crosses measures its own pace", "[sim]") {
+  // 8:1 spines: one job's rings need more than a leaf's uplinks carry, so none is alone in effect: no shared pace is
+  // taken and each measures next to the others' load. D ends 1.01% early against explicit simulation, as it did
+  // before shared paces existed (the fast-forward load's known error where communication fills the uplinks).
+  Scenario s = crossing_quartet(8);
+  s.sim.fast_forward = true;
+  const json fast = testing::simulate(s);
+  CHECK(fast["shared_pace_reuses"].get<long long>() == 0);
+  CHECK(fast["measurements"].get<long long>() >= 4);
+  s.sim.fast_forward = false;
+  const json exact = testing::simulate(s);
+  for (std::size_t i = 0; i < 4; ++i) {
+    INFO(fast["jobs"][i]["name"].get<std::string>());
+    const double f = fast["jobs"][i]["end"].get<double>(), e = exact["jobs"][i]["end"].get<double>();
+    REQUIRE(e > 0);
+    CHECK(std::abs(f - e) <= 0.015 * e);
+  }
+}

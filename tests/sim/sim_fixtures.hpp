@@ -99,6 +99,8 @@ inline nlohmann::json simulate(const Scenario& s) {
     j["fast_forwards"] = stats.fast_forwards;
     j["measurements"] = stats.measurements;
     j["pace_reuses"] = stats.pace_reuses;
+    j["shared_pace_reuses"] = stats.shared_pace_reuses;
+    j["remeasurements"] = stats.remeasurements;
     j["step_reuses"] = stats.step_reuses;
     j["peak_flows"] = stats.peak_flows;
     j["driver"] = rec.driver;
