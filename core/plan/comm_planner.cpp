@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <tuple>
 
 #include "core/plan/collective.hpp"
 #include "core/plan/comm_layout.hpp"
@@ -34,6 +36,11 @@ int log2i(double x) {
 int idx(Algorithm a) { return static_cast<int>(a); }
 int idx(Protocol p) { return static_cast<int>(p); }
 int idx(Medium m) { return static_cast<int>(m); }
+
+template <class T>
+void put_bytes(std::string& s, const T& v) {
+  s.append(reinterpret_cast<const char*>(&v), sizeof v);
+}
 
 // NCCL's PXN: a transfer between nodes on different rails goes over NVLink to the sender's GPU on the receiver's
 // rail, which sends it over its own NIC. Both legs carry the whole share (pipelined, in the same phase).
@@ -73,7 +80,49 @@ CommPlanner::CommPlanner(const Topology& topo, CommConstants k)
       k_(std::move(k)),
       route_index_(static_cast<std::size_t>(topo.total_gpus())),
       tail_index_(boost::num_vertices(topo.graph())),
-      next_hops_index_(boost::num_vertices(topo.graph())) {}
+      next_hops_index_(boost::num_vertices(topo.graph())) {
+  // Plans by shape need the fabric's symmetry: a generator that joins every leaf to every spine alike within a group,
+  // checked on the links themselves (a scenario may edit a generated topology's links through an explicit one).
+  const std::string& gen = topo.generator();
+  if ((gen != "rail-optimized" && gen != "leaf-spine" && gen != "nvlink-rack") || topo.site_count() != 1 ||
+      topo.groups() < 1)
+    return;
+  const auto& g = topo.graph();
+  // A vertex's links as (kind, bandwidth, latency, kind of the other end), sorted: what makes two vertices alike.
+  auto links_of = [&](VertexId v) {
+    std::vector<std::tuple<int, double, double, int>> out;
+    for (auto [it, end] = boost::out_edges(v, g); it != end; ++it) {
+      const LinkProps& l = g[*it];
+      out.emplace_back(static_cast<int>(l.kind), l.bandwidth.value, l.latency.value,
+                       static_cast<int>(g[boost::target(*it, g)].kind));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  using Links = std::vector<std::tuple<int, double, double, int>>;
+  std::optional<std::vector<Links>> node_links;  // the first node's: its GPUs' in local order, then its NVSwitch's
+  std::vector<std::pair<int, std::vector<Links>>> group_key(static_cast<std::size_t>(topo.groups()));
+  for (const NodeInfo& n : topo.nodes()) {
+    std::vector<Links> mine;
+    for (VertexId v : n.gpus) mine.push_back(links_of(v));
+    mine.push_back(links_of(n.nvswitch));
+    if (!node_links) node_links = std::move(mine);
+    else if (mine != *node_links) return;
+    if (n.group < 0 || n.group >= topo.groups()) return;
+    ++group_key[static_cast<std::size_t>(n.group)].first;
+  }
+  for (VertexId v = 0; v < boost::num_vertices(g); ++v)
+    if (g[v].kind == VertexKind::Leaf) {
+      if (g[v].group < 0 || g[v].group >= topo.groups()) return;
+      group_key[static_cast<std::size_t>(g[v].group)].second.push_back(links_of(v));  // leaves in vertex order
+    }
+  std::vector<std::pair<int, std::vector<Links>>> classes;
+  for (const auto& key : group_key) {
+    auto it = std::find(classes.begin(), classes.end(), key);
+    group_class_.push_back(static_cast<int>(it - classes.begin()));
+    if (it == classes.end()) classes.push_back(key);
+  }
+}
 
 // Fewest-hops paths from `from` to `to` as a fluid: at each vertex the transfer splits evenly over the next hops that
 // tie, walking down the hop distances to `to` (breadth-first from `to`, not through the storage target). Where the
@@ -536,15 +585,85 @@ CommGroup CommPlanner::plan(Collective c, std::vector<int> gpus, Bytes size, int
   }
   key.append(reinterpret_cast<const char*>(gpus.data()), gpus.size() * sizeof(int));
   if (auto it = plans_.find(key); it != plans_.end()) return it->second;
-  CommGroup g = plan_anew(c, std::move(gpus), size, calls, root, force);
   std::size_t bytes = 2 * key.size() + sizeof(CommGroup);
-  for (const CommPhase& phase : g.phases) bytes += phase.size() * sizeof(Transfer);
-  if (plans_bytes_ + bytes > kPlansBytes) {
-    plans_.clear();
-    plans_bytes_ = 0;
+  auto keep = [&](std::string k, const CommGroup& g) {
+    if (plans_bytes_ + bytes > kPlansBytes) {
+      plans_.clear();
+      plans_bytes_ = 0;
+    }
+    plans_bytes_ += bytes;
+    plans_.emplace(std::move(k), g);
+  };
+  if (!interchangeable()) {
+    CommGroup g = plan_anew(c, std::move(gpus), size, calls, root, force);
+    for (const CommPhase& phase : g.phases) bytes += phase.size() * sizeof(Transfer);
+    keep(std::move(key), g);
+    return g;
   }
-  plans_bytes_ += bytes;
-  plans_.emplace(std::move(key), g);
+  // The shape: the arguments but the GPUs, then each node's group (numbered by first appearance) and class, then each
+  // GPU as (node position, local index).
+  const int per = topo_.gpus_per_node();
+  std::vector<int> nodes;
+  nodes.reserve(gpus.size());
+  for (int gpu : gpus) nodes.push_back(gpu / per);
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  std::string shape = key.substr(0, key.size() - gpus.size() * sizeof(int));
+  {
+    std::vector<int> seen;  // groups in order of first appearance
+    for (int n : nodes) {
+      const int group = topo_.nodes()[static_cast<std::size_t>(n)].group;
+      auto it = std::find(seen.begin(), seen.end(), group);
+      const int number = static_cast<int>(it - seen.begin());
+      if (it == seen.end()) seen.push_back(group);
+      put_bytes(shape, number);
+      put_bytes(shape, group_class_[static_cast<std::size_t>(group)]);
+    }
+  }
+  // -1 for a GPU off the group's nodes (a plan that names one is not kept by shape).
+  auto canonical = [&](int gpu) {
+    const auto it = std::lower_bound(nodes.begin(), nodes.end(), gpu / per);
+    if (it == nodes.end() || *it != gpu / per) return -1;
+    return static_cast<int>(it - nodes.begin()) * per + gpu % per;
+  };
+  for (int gpu : gpus) put_bytes(shape, canonical(gpu));
+  auto rename = [&](const CommGroup& from, auto&& f) {
+    CommGroup to = from;
+    for (int& gpu : to.gpus) gpu = f(gpu);
+    for (CommPhase& phase : to.phases)
+      for (Transfer& t : phase) {
+        t.from = f(t.from);
+        t.to = f(t.to);
+      }
+    return to;
+  };
+  if (auto it = shapes_.find(shape); it != shapes_.end()) {
+    ++shape_reuses_;
+    CommGroup g = rename(it->second, [&](int c) { return nodes[static_cast<std::size_t>(c / per)] * per + c % per; });
+    for (const CommPhase& phase : g.phases) bytes += phase.size() * sizeof(Transfer);
+    keep(std::move(key), g);
+    return g;
+  }
+  CommGroup g = plan_anew(c, std::move(gpus), size, calls, root, force);
+  std::size_t transfers = 0;
+  for (const CommPhase& phase : g.phases) transfers += phase.size();
+  bytes += transfers * sizeof(Transfer);
+  keep(std::move(key), g);
+  bool named = true;  // every GPU the plan names is on the group's nodes
+  CommGroup canon = rename(g, [&](int gpu) {
+    const int k = canonical(gpu);
+    named = named && k >= 0;
+    return k;
+  });
+  if (named) {
+    const std::size_t shape_bytes = 2 * shape.size() + sizeof(CommGroup) + transfers * sizeof(Transfer);
+    if (shapes_bytes_ + shape_bytes > kPlansBytes) {
+      shapes_.clear();
+      shapes_bytes_ = 0;
+    }
+    shapes_bytes_ += shape_bytes;
+    shapes_.emplace(std::move(shape), std::move(canon));
+  }
   return g;
 }
 

@@ -52,9 +52,19 @@ class CommPlanner {
   // possible (else the fastest). The group's bytes are size x calls. Without any option the group has no phases: it
   // moves nothing (fewer than two distinct GPUs) or cannot run under these constants (require_planned() refuses it).
   // Plans are kept by their arguments (about kPlansBytes of them, then it starts over): a job restarted on a placement
-  // that differs by a node plans again only the groups that node is in.
+  // that differs by a node plans again only the groups that node is in. On a fabric whose leaf groups of a size are
+  // alike and whose nodes are alike (interchangeable(): a generated rail-optimized or leaf-spine fabric of one site),
+  // a plan is also kept by its shape: its nodes in index order, each one's leaf group as numbered in order of first
+  // appearance and that group's class, and each GPU as (node position, local index). A group of the same shape
+  // elsewhere takes that plan with its GPUs renamed (the renaming is the fabric's symmetry: the same links carry the
+  // same loads), instead of routing every transfer again.
   CommGroup plan(Collective c, std::vector<int> gpus, Bytes size, int calls = 1, int root = 0,
                  std::optional<std::pair<Algorithm, Protocol>> force = std::nullopt) const;
+
+  // Whether plans are kept by shape (above): leaf groups of one class have the same node count and the same links to
+  // the spines, and every node's GPUs, NVSwitch and NICs have the same links.
+  bool interchangeable() const { return !group_class_.empty(); }
+  std::uint64_t shape_reuses() const { return shape_reuses_; }  // plans taken by shape (tests, benches)
 
   // The closed-form time of a planned group from its transfers: calls x latency + bytes x the sum over phases of the
   // most loaded link direction's load / bandwidth. Equals plan()'s prediction.
@@ -138,6 +148,11 @@ class CommPlanner {
   mutable std::vector<std::pair<std::uint32_t, std::uint32_t>> next_hop_ranges_;
   mutable std::unordered_map<std::string, CommGroup> plans_;  // plan() by its arguments, as bytes
   mutable std::size_t plans_bytes_ = 0;                        // their keys' and transfers' bytes
+  // By shape (plan()): GPUs numbered node position x GPUs per node + local index. Empty classes: not interchangeable.
+  std::vector<int> group_class_;  // by leaf group
+  mutable std::unordered_map<std::string, CommGroup> shapes_;
+  mutable std::size_t shapes_bytes_ = 0;
+  mutable std::uint64_t shape_reuses_ = 0;
 };
 
 // The global GPU index of a GPU vertex and back.

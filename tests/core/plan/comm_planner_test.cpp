@@ -232,3 +232,85 @@ TEST_CASE("planner: transfers between two leaf groups split evenly over the spin
   g.phases = {{{0, 16, 1.0}}};
   CHECK(warm.predict(g).value == Approx(1e9 * per_byte / 2).epsilon(1e-12));
 }
+
+namespace {
+
+// 12 nodes of 8 H100, rail-optimized in leaf groups of 4, the last group partial (`nodes` = 10: groups of 4, 4, 2).
+Topology three_groups(int nodes) {
+  FabricParams p;
+  p.name = "three-groups";
+  p.gpu = *find_gpu("H100-SXM");
+  p.nodes = nodes;
+  p.nodes_per_group = 4;
+  p.oversubscription = 2;
+  p.nic_bandwidth = BytesPerSecond(50e9);
+  p.storage_bandwidth = BytesPerSecond(100e9);
+  return make_rail_optimized(p);
+}
+
+// The group's GPUs: `per_node` local GPUs from `first` of each node in `nodes`.
+std::vector<int> on(const std::vector<int>& nodes, int per_node, int first = 0) {
+  std::vector<int> gpus;
+  for (int n : nodes)
+    for (int i = 0; i < per_node; ++i) gpus.push_back(n * 8 + first + i);
+  return gpus;
+}
+
+}  // namespace
+
+TEST_CASE("planner: a group of a shape met before takes that plan renamed, as planning it anew would give",
+          "[unit][plan]") {
+  const Topology topo = three_groups(12);
+  CommPlanner shared(topo, comm_constants(topo.gpu()));
+  REQUIRE(shared.interchangeable());
+  struct Case {
+    std::vector<int> first, same;  // two placements of one shape
+    int per_node;
+  };
+  // Nodes 0-3 are group 0, 4-7 group 1, 8-11 group 2: three nodes of one group and one of the next, elsewhere; two
+  // nodes in each of two groups; one node (8 GPUs); two GPUs on each of five nodes over three groups (the second
+  // placement shares a node with the first).
+  const std::vector<Case> cases = {{{0, 1, 2, 4}, {5, 6, 7, 9}, 8},
+                                   {{1, 3, 8, 9}, {4, 6, 10, 11}, 8},
+                                   {{2}, {7}, 8},
+                                   {{0, 3, 5, 9, 10}, {0, 2, 6, 8, 11}, 2}};
+  std::uint64_t reuses = 0;
+  for (Collective c : {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter}) {
+    for (const Case& k : cases) {
+      INFO(to_string(c) << " on " << k.first.size() << " nodes");
+      shared.plan(c, on(k.first, k.per_node), Bytes(64e6));
+      const CommGroup taken = shared.plan(c, on(k.same, k.per_node), Bytes(64e6));
+      CommPlanner fresh(topo, comm_constants(topo.gpu()));
+      const CommGroup anew = fresh.plan(c, on(k.same, k.per_node), Bytes(64e6));
+      ++reuses;
+      CHECK(taken.algorithm == anew.algorithm);
+      CHECK(taken.protocol == anew.protocol);
+      CHECK(taken.gpus == anew.gpus);
+      CHECK(taken.phases == anew.phases);
+      CHECK(taken.predicted.value == Approx(anew.predicted.value).epsilon(1e-12));
+      CHECK(taken.latency.value == Approx(anew.latency.value).epsilon(1e-12));
+      CHECK(fresh.predict(taken).value == Approx(anew.predicted.value).epsilon(1e-12));
+    }
+  }
+  CHECK(shared.shape_reuses() == reuses);
+}
+
+TEST_CASE("planner: shapes tell apart groups of different sizes, and a fabric not known alike keeps none",
+          "[unit][plan]") {
+  // Groups of 4, 4 and 2 nodes: the last one's leaves have half the uplink. A group of two nodes in group 0 and two
+  // in group 2 is not the shape of two in group 0 and two in group 1.
+  const Topology topo = three_groups(10);
+  CommPlanner shared(topo, comm_constants(topo.gpu()));
+  REQUIRE(shared.interchangeable());
+  shared.plan(Collective::AllReduce, on({0, 1, 4, 5}, 8), Bytes(1e9));
+  const CommGroup other = shared.plan(Collective::AllReduce, on({2, 3, 8, 9}, 8), Bytes(1e9));
+  CHECK(shared.shape_reuses() == 0);
+  CommPlanner fresh(topo, comm_constants(topo.gpu()));
+  CHECK(other.predicted.value == fresh.plan(Collective::AllReduce, on({2, 3, 8, 9}, 8), Bytes(1e9)).predicted.value);
+  // The same two groups of four, elsewhere: taken.
+  shared.plan(Collective::AllReduce, on({1, 2, 6, 7}, 8), Bytes(1e9));
+  CHECK(shared.shape_reuses() == 1);
+  // A generator whose symmetry the planner does not assume (one node): nothing kept by shape.
+  const Topology single = h100_nodes(1);
+  CHECK_FALSE(CommPlanner(single, comm_constants(single.gpu())).interchangeable());
+}
