@@ -34,6 +34,31 @@ void strike(World& w, const std::vector<sg4::Host*>& hosts, const std::vector<in
         if (std::find(cables.begin(), cables.end(), c) != cables.end()) return true;
     return false;
   };
+  // Cables all at GPUs (a node's or a GPU's own, as a crash takes down), on a fabric whose routes stay on their ends'
+  // nodes: only an attempt with a GPU on one of those nodes can cross them, and the others' flows need no look.
+  const Topology& topo = w.platform.topology();
+  std::vector<char> near;  // by node: a struck cable is at one of its GPUs
+  bool by_node = !cables.empty() && !w.shared_cable.empty() && w.platform.routes_stay_on_end_nodes();
+  for (int c : cables) {
+    if (!by_node) break;
+    if (w.shared_cable[static_cast<std::size_t>(c)]) {  // a cable between two switches
+      by_node = false;
+      break;
+    }
+    const EdgeId e = topo.edges()[static_cast<std::size_t>(c)];
+    for (VertexId v : {boost::source(e, topo.graph()), boost::target(e, topo.graph())}) {
+      const int node = topo.graph()[v].node;
+      if (node < 0) continue;  // a switch
+      if (near.empty()) near.assign(topo.nodes().size(), 0);
+      near[static_cast<std::size_t>(node)] = 1;
+    }
+  }
+  auto may_cross = [&](const JobRun& r) {
+    if (!by_node) return true;
+    const int per = topo.gpus_per_node();
+    return std::any_of(r.launch.gpus.begin(), r.launch.gpus.end(),
+                       [&](int gpu) { return near[static_cast<std::size_t>(gpu / per)] != 0; });
+  };
   auto on_host = [&](const JobRun& r) {
     for (sg4::Host* h : r.hosts)
       if (std::find(hosts.begin(), hosts.end(), h) != hosts.end()) return true;
@@ -41,7 +66,7 @@ void strike(World& w, const std::vector<sg4::Host*>& hosts, const std::vector<in
   };
   auto hit = [&](const JobRun& r) {
     if (on_host(r)) return true;
-    if (r.phase != JobRun::Phase::Training || cables.empty()) return false;
+    if (r.phase != JobRun::Phase::Training || cables.empty() || !may_cross(r)) return false;
     for (const FlowStep& s : r.steps)
       for (const FlowGroup& g : s.groups)
         if (uses_cable(g)) return true;

@@ -95,6 +95,12 @@ class Platform {
   // times the cables' factors.
   double capacity(int link_id) const;
   bool link_is_on(int link_id) const;
+  // Whether every route stays off the GPUs and NVSwitches of nodes other than its two ends' (so a cable at a GPU
+  // carries only routes from or to its node). True of the generated one-site fabrics (rail-optimized, nvlink-rack,
+  // leaf-spine, single-node): a path through a third node's GPUs enters and leaves it by two of its links more than
+  // the leaf-spine path (or the ends' own NVSwitch) it ties with, so it is never among the fewest-hop paths routes
+  // take. Not assumed of an explicit fabric.
+  bool routes_stay_on_end_nodes() const;
   // Cables attached to the node's GPUs (NVLink and NIC cables): a crashed node takes them down with it.
   std::vector<int> node_cables(int node) const;
 

@@ -202,3 +202,41 @@ TEST_CASE("sim: parallel cables are one bonded link, the sum of the members that
   CHECK(j["member"] == true);
   CHECK(j["around"] == true);
 }
+
+TEST_CASE("sim: on generated fabrics no route passes through a third node, as strike() assumes there", "[sim]") {
+  // Platform::routes_stay_on_end_nodes(): a crash's cables at a node's GPUs are crossed only by routes from or to the
+  // node. Checked on every GPU pair of a two-group rail fabric, a one-group one (no spines: leaves meet only through
+  // nodes) and a leaf-spine one; an explicit fabric is not assumed to be so.
+  for (int variant = 0; variant < 3; ++variant) {
+    FabricParams params = variant == 1 ? tt::testing::fabric(4, 8, 4) : tt::testing::fabric(8, 8, 4);
+    const Topology topo = variant == 2 ? make_leaf_spine(params) : make_rail_optimized(params);
+    INFO(topo.generator() << ", " << topo.nodes().size() << " nodes");
+    const int passes = std::stoi(sim::run_isolated([&] {
+      sim::Session session(topo);
+      sim::Platform& p = session.platform();
+      if (!p.routes_stay_on_end_nodes()) return std::string("-1");
+      int through = 0;
+      for (int a = 0; a < topo.total_gpus(); ++a)
+        for (int b = 0; b < topo.total_gpus(); ++b) {
+          if (a == b) continue;
+          const sim::Route& r = p.route(p.gpu(a), p.gpu(b));
+          for (int cable : r.cables) {
+            const EdgeId e = topo.edges()[static_cast<std::size_t>(cable)];
+            for (VertexId v : {boost::source(e, topo.graph()), boost::target(e, topo.graph())}) {
+              const int node = topo.graph()[v].node;
+              if (node >= 0 && node != a / 8 && node != b / 8) ++through;
+            }
+          }
+        }
+      return std::to_string(through);
+    }));
+    CHECK(passes == 0);
+  }
+  const Topology explicit_fabric =
+      read_topology_file(std::string(TT_SOURCE_DIR) + "/topologies/explicit-2x2-example.json");
+  const std::string says = sim::run_isolated([&] {
+    sim::Session session(explicit_fabric);
+    return std::string(session.platform().routes_stay_on_end_nodes() ? "yes" : "no");
+  });
+  CHECK(says == "no");
+}
