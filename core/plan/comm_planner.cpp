@@ -116,6 +116,10 @@ CommPlanner::CommPlanner(const Topology& topo, CommConstants k)
       if (g[v].group < 0 || g[v].group >= topo.groups()) return;
       group_key[static_cast<std::size_t>(g[v].group)].second.push_back(links_of(v));  // leaves in vertex order
     }
+  // Rails alike too: every leaf of a group has the same links (a rail-optimized group's leaves, one per rail).
+  for (const auto& key : group_key)
+    for (const Links& leaf : key.second)
+      if (leaf != key.second.front()) return;
   std::vector<std::pair<int, std::vector<Links>>> classes;
   for (const auto& key : group_key) {
     auto it = std::find(classes.begin(), classes.end(), key);
@@ -608,6 +612,10 @@ CommGroup CommPlanner::plan(Collective c, std::vector<int> gpus, Bytes size, int
   for (int gpu : gpus) nodes.push_back(gpu / per);
   std::sort(nodes.begin(), nodes.end());
   nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  std::vector<int> locals;  // the local indices (rails) the group's GPUs use
+  for (int gpu : gpus) locals.push_back(gpu % per);
+  std::sort(locals.begin(), locals.end());
+  locals.erase(std::unique(locals.begin(), locals.end()), locals.end());
   std::string shape = key.substr(0, key.size() - gpus.size() * sizeof(int));
   {
     std::vector<int> seen;  // groups in order of first appearance
@@ -620,11 +628,13 @@ CommGroup CommPlanner::plan(Collective c, std::vector<int> gpus, Bytes size, int
       put_bytes(shape, group_class_[static_cast<std::size_t>(group)]);
     }
   }
-  // -1 for a GPU off the group's nodes (a plan that names one is not kept by shape).
+  // (node position, position of its local index among those used); -1 for a GPU off the group's nodes or rails (a
+  // plan that names one is not kept by shape).
   auto canonical = [&](int gpu) {
     const auto it = std::lower_bound(nodes.begin(), nodes.end(), gpu / per);
-    if (it == nodes.end() || *it != gpu / per) return -1;
-    return static_cast<int>(it - nodes.begin()) * per + gpu % per;
+    const auto rail = std::lower_bound(locals.begin(), locals.end(), gpu % per);
+    if (it == nodes.end() || *it != gpu / per || rail == locals.end() || *rail != gpu % per) return -1;
+    return static_cast<int>(it - nodes.begin()) * per + static_cast<int>(rail - locals.begin());
   };
   for (int gpu : gpus) put_bytes(shape, canonical(gpu));
   auto rename = [&](const CommGroup& from, auto&& f) {
@@ -639,7 +649,9 @@ CommGroup CommPlanner::plan(Collective c, std::vector<int> gpus, Bytes size, int
   };
   if (auto it = shapes_.find(shape); it != shapes_.end()) {
     ++shape_reuses_;
-    CommGroup g = rename(it->second, [&](int c) { return nodes[static_cast<std::size_t>(c / per)] * per + c % per; });
+    CommGroup g = rename(it->second, [&](int c) {
+      return nodes[static_cast<std::size_t>(c / per)] * per + locals[static_cast<std::size_t>(c % per)];
+    });
     for (const CommPhase& phase : g.phases) bytes += phase.size() * sizeof(Transfer);
     keep(std::move(key), g);
     return g;

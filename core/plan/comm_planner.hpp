@@ -55,14 +55,16 @@ class CommPlanner {
   // that differs by a node plans again only the groups that node is in. On a fabric whose leaf groups of a size are
   // alike and whose nodes are alike (interchangeable(): a generated rail-optimized or leaf-spine fabric of one site),
   // a plan is also kept by its shape: its nodes in index order, each one's leaf group as numbered in order of first
-  // appearance and that group's class, and each GPU as (node position, local index). A group of the same shape
-  // elsewhere takes that plan with its GPUs renamed (the renaming is the fabric's symmetry: the same links carry the
-  // same loads), instead of routing every transfer again.
+  // appearance and that group's class, and each GPU as (node position, position of its local index among those the
+  // group uses). A group of the same shape elsewhere (other nodes, other groups of the same classes, other rails in
+  // the same order: a job's data-parallel groups, one per rail) takes that plan with its GPUs renamed (the renaming is
+  // the fabric's symmetry: the same links carry the same loads), instead of routing every transfer again.
   CommGroup plan(Collective c, std::vector<int> gpus, Bytes size, int calls = 1, int root = 0,
                  std::optional<std::pair<Algorithm, Protocol>> force = std::nullopt) const;
 
   // Whether plans are kept by shape (above): leaf groups of one class have the same node count and the same links to
-  // the spines, and every node's GPUs, NVSwitch and NICs have the same links.
+  // the spines, a group's leaves (one per rail) have the same links, and every node's GPUs, NVSwitch and NICs have the
+  // same links.
   bool interchangeable() const { return !group_class_.empty(); }
   std::uint64_t shape_reuses() const { return shape_reuses_; }  // plans taken by shape (tests, benches)
 

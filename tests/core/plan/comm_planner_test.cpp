@@ -292,6 +292,19 @@ TEST_CASE("planner: a group of a shape met before takes that plan renamed, as pl
       CHECK(fresh.predict(taken).value == Approx(anew.predicted.value).epsilon(1e-12));
     }
   }
+  // A job's data-parallel groups, one per rail over the same nodes: rail 3's plan serves rail 5 (and rails 2 and 6 of
+  // two GPUs each serve rails 1 and 4).
+  for (const auto& [from, to, width] : {std::tuple{3, 5, 1}, std::tuple{2, 1, 2}}) {
+    INFO("rails from " << from << " to " << to);
+    shared.plan(Collective::AllReduce, on({0, 4, 5, 8}, width, from), Bytes(256e6));
+    const CommGroup taken = shared.plan(Collective::AllReduce, on({0, 4, 5, 8}, width, to), Bytes(256e6));
+    CommPlanner fresh(topo, comm_constants(topo.gpu()));
+    const CommGroup anew = fresh.plan(Collective::AllReduce, on({0, 4, 5, 8}, width, to), Bytes(256e6));
+    ++reuses;
+    CHECK(taken.gpus == anew.gpus);
+    CHECK(taken.phases == anew.phases);
+    CHECK(taken.predicted.value == Approx(anew.predicted.value).epsilon(1e-12));
+  }
   CHECK(shared.shape_reuses() == reuses);
 }
 
