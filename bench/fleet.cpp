@@ -12,7 +12,8 @@
 // Goals (issue 23; issue 8's 60 s and 2 GiB are met): the full size in at most 15 s and 1 GiB on one core, and at
 // most 2.5x the wall time per doubling of the fleet. Never fails on time.
 //
-//   bench_fleet [--scale X]... [--days D] [--seed S] [--no-fast-forward] [--progress] [--json]
+//   bench_fleet [--scale X]... [--days D] [--seed S] [--no-fast-forward] [--progress] [--json] [--print-scenario]
+// --print-scenario prints the first scale's scenario document instead (to profile one run: traintwin run FILE).
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -43,6 +44,7 @@ struct Options {
   bool fast_forward = true;
   bool json = false;
   bool progress = false;  // simulated time on stderr as it runs
+  bool print_scenario = false;  // the first scale's scenario document on stdout instead of running (traintwin run it)
 };
 
 // The scenario as a document, so that it is validated by the same reader as a file.
@@ -128,6 +130,8 @@ std::string run_one(double scale, const Options& o) {
   const RunRecord& r = controller.record();
   long finished = 0;
   for (const auto& j : r.jobs) finished += j.end.has_value();
+  long long pending_decisions = 0;  // a waiting job's reason changed: grows with the backlog times the passes
+  for (const auto& d : r.decisions) pending_decisions += d.kind == "pending";
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double simulated = s.sim.horizon.value;
   Json out = {{"scale", scale},
@@ -150,6 +154,13 @@ std::string run_one(double scale, const Options& o) {
               {"shared_pace_reuses", stats.shared_pace_reuses},
               {"step_reuses", stats.step_reuses},
               {"peak_flows", stats.peak_flows},
+              {"routes", stats.routes},
+              {"route_index_bytes", stats.route_index_bytes},
+              {"decisions", r.decisions.size()},
+              {"pending_decisions", pending_decisions},
+              {"scheduler_passes", controller.scheduler_passes()},
+              {"scheduler_examinations", controller.scheduler_examinations()},
+              {"preemption_searches", controller.preemption_searches()},
               {"gpu_utilization", r.gpu_utilization}};
   return out.dump();
 }
@@ -175,11 +186,18 @@ int main(int argc, char** argv) {
       o.json = true;
     else if (std::strcmp(argv[i], "--progress") == 0)
       o.progress = true;
+    else if (std::strcmp(argv[i], "--print-scenario") == 0)
+      o.print_scenario = true;
     else {
       std::fprintf(stderr,
-                   "usage: bench_fleet [--scale X]... [--days D] [--seed S] [--no-fast-forward] [--progress] [--json]\n");
+                   "usage: bench_fleet [--scale X]... [--days D] [--seed S] [--no-fast-forward] [--progress] [--json] "
+                   "[--print-scenario]\n");
       return 2;
     }
+  }
+  if (o.print_scenario) {
+    std::printf("%s\n", fleet_document(o.scales.front(), o).dump(2).c_str());
+    return 0;
   }
   Json runs = Json::array();
   for (double scale : o.scales) {
@@ -195,13 +213,16 @@ int main(int argc, char** argv) {
       std::printf(
           "scale %-4g %5d GPUs  %5d jobs (%5d done)  %4d failures  wall %7.2f s  peak RSS %6.0f MiB  speedup %9.0fx  "
           "%10lld SimGrid activities  %7lld events  %6lld measured + %6lld + %6lld reused paces  %8lld reused steps  peak %5lld "
-          "flows\n",
+          "flows\n"
+          "          %8lld scheduler passes  %10lld examinations  %8lld decisions (%8lld pending)  %8lld routes\n",
           scale, r["gpus"].get<int>(), r["jobs"].get<int>(), r["jobs_finished"].get<int>(), r["failures"].get<int>(),
           r["wall_s"].get<double>(), r["peak_rss_mib"].get<double>(), r["speedup"].get<double>(),
           r["simgrid_activities"].get<long long>(), r["controller_events"].get<long long>(),
           r["measurements"].get<long long>(), r["pace_reuses"].get<long long>(),
           r["shared_pace_reuses"].get<long long>(), r["step_reuses"].get<long long>(),
-          r["peak_flows"].get<long long>());
+          r["peak_flows"].get<long long>(), r["scheduler_passes"].get<long long>(),
+          r["scheduler_examinations"].get<long long>(), r["decisions"].get<long long>(),
+          r["pending_decisions"].get<long long>(), r["routes"].get<long long>());
     std::fflush(stdout);
   }
   Json growth = Json::array();

@@ -198,6 +198,8 @@ RunStats run(const Scenario& scenario, Controller& controller, const RunOptions&
   stats.step_reuses = world.step_reuses;
   stats.cluster_changes = static_cast<long long>(world.epoch);
   stats.peak_flows = world.flows.peak;
+  stats.routes = session.platform().routes_kept();
+  stats.route_index_bytes = static_cast<long long>(session.platform().route_index_bytes());
   controller.set_driver("sim", stats.driver_info);
   stats.wall_seconds = std::chrono::duration<double>(WallClock::now() - wall_start).count();
   return stats;

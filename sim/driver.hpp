@@ -28,6 +28,8 @@ struct RunStats {
   long long shared_pace_reuses = 0;  // paces of jobs crossing shared links with room on each (World::shared_paces)
   long long step_reuses = 0;         // steps crossing no shared link timed from an identical signature instead
   long long peak_flows = 0;          // most jobs' flows in flight at once
+  long long routes = 0;              // host pairs whose route was looked up (Platform::routes_kept)
+  long long route_index_bytes = 0;   // ... and the bytes of the index that finds them
   // Pinned SimGrid settings and driver options for RunRecord::driver_info (deterministic: no wall-clock figures).
   std::map<std::string, std::string> driver_info;
 };

@@ -456,8 +456,10 @@ class JobActor {
     w_.post(CheckpointDone{l_.job, l_.attempt, r_.iterations, Seconds(now() - t0), Seconds(now() - t0)});
   }
 
-  // Stalls for the snapshot, then a writer actor sends the shards to storage while training goes on. A checkpoint
-  // counts once its write is done; a new one waits for the previous write.
+  // Stalls for the snapshot, then a writer sends the shards to storage while training goes on. A checkpoint counts
+  // once its write is done; a new one waits for the previous write. The writer is a helper actor of the management
+  // host's pool (run_helper), not a new actor per write: a month of a fleet writes tens of thousands of checkpoints,
+  // and each new actor maps, faults in and unmaps a stack of its own.
   void checkpoint_async() {
     if (r_.writer) {
       stop_load();  // training waits for the previous write: no collective traffic meanwhile
@@ -471,7 +473,7 @@ class JobActor {
         if (r_.phase == JobRun::Phase::Killed) throw Cancelled{};
         if (r_.fault) throw Stalled{*r_.fault};
       }
-      r_.writer = nullptr;
+      r_.writer = false;
     }
     const double t0 = now();
     sg4::this_actor::sleep_for(l_.snapshot.value);
@@ -482,12 +484,13 @@ class JobActor {
     r_.writer_done = false;
     World& w = w_;
     JobRun& r = r_;
-    r_.writer = sg4::Actor::create("ckpt/" + r_.name, w_.platform.mgmt(), [&w, &r, iteration, stall, t0] {
+    r_.writer = true;
+    run_helper(w_.platform.mgmt(), [&w, &r, iteration, stall, t0] {
       struct Done {  // however the write ends
         JobRun& r;
         ~Done() {
           r.writer_done = true;
-          r.writer = nullptr;  // its stack goes with the last ActorPtr (see JobActor)
+          r.writer = false;
           if (r.wake) r.wake->release();
         }
       } done{r};

@@ -92,7 +92,7 @@ struct JobRun {
   std::vector<int> blocked_on;             // ... cables it waits for (link faults: NCCL retries, no failure yet)
   std::optional<Symptom> stopped;          // ... it stops without dying (hang, deadlock), showing this symptom
   InFlight writer_inflight;                // the async checkpoint write in progress, if any
-  simgrid::s4u::ActorPtr writer;           // null once its write ended
+  bool writer = false;                     // a writer task runs (a pooled helper actor: run_helper)
   bool writer_done = true;                 // the writer's write ended (it then releases `wake`)
   std::int64_t iterations = 0;             // absolute iterations completed (before the fast-forward in progress)
   double iteration_time = 0;               // latest measured (s)

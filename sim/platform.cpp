@@ -395,6 +395,9 @@ std::uint64_t Platform::generation() const { return impl_->generation; }
 sg4::Link* Platform::link(int cable, bool forward) const { return impl_->links.at(cable)[forward ? 0 : 1]; }
 int Platform::link_count() const { return impl_->link_count; }
 double Platform::bandwidth(int link_id) const { return impl_->bandwidth[static_cast<std::size_t>(link_id)]; }
+long long Platform::routes_kept() const { return static_cast<long long>(impl_->routes.size()); }
+std::size_t Platform::route_index_bytes() const { return impl_->index.bytes(); }
+
 bool Platform::routes_stay_on_end_nodes() const {
   const std::string& gen = impl_->topo.generator();
   return impl_->topo.site_count() == 1 &&

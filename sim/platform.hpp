@@ -101,6 +101,10 @@ class Platform {
   // the leaf-spine path (or the ends' own NVSwitch) it ties with, so it is never among the fewest-hop paths routes
   // take. Not assumed of an explicit fabric.
   bool routes_stay_on_end_nodes() const;
+  // Host pairs whose route has been looked up (each keeps its route for the Platform's life), and the bytes of the
+  // pair index that finds them: a work and memory counter for bench_fleet.
+  long long routes_kept() const;
+  std::size_t route_index_bytes() const;
   // Cables attached to the node's GPUs (NVLink and NIC cables): a crashed node takes them down with it.
   std::vector<int> node_cables(int node) const;
 

@@ -103,6 +103,8 @@ inline nlohmann::json simulate(const Scenario& s) {
     j["remeasurements"] = stats.remeasurements;
     j["step_reuses"] = stats.step_reuses;
     j["peak_flows"] = stats.peak_flows;
+    j["routes"] = stats.routes;
+    j["route_index_bytes"] = stats.route_index_bytes;
     j["driver"] = rec.driver;
     j["driver_info"] = rec.driver_info;
     for (const JobRecord& jr : rec.jobs) {
