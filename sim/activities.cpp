@@ -107,7 +107,7 @@ void run_helper(sg4::Host* host, std::function<void()> task) {
   }
   auto h = std::make_shared<Helper>();
   h->task = std::move(task);
-  sg4::Actor::create("flows", host, [h, host] {
+  start_small_actor("flows", host, [h, host] {
     struct Gone {  // killed with its host (or at the end): out of the pool
       const std::shared_ptr<Helper>& h;
       const sg4::Host* host;

@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <functional>
 #include <simgrid/s4u/Activity.hpp>
+#include <simgrid/s4u/Actor.hpp>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace tt::sim {
@@ -46,6 +49,23 @@ void cancel_all(InFlight& inflight);
 // runs one task at a time and waits on its semaphore when idle. They are daemons (they end with the simulation), and
 // one killed with its host (a crash) leaves the pool; the task unwinds as after Actor::kill().
 void run_helper(simgrid::s4u::Host* host, std::function<void()> task);
+
+// The stack of the actors a run starts by the thousand (helpers, one job actor per attempt), instead of SimGrid's
+// default 8 MiB: an 8 MiB stack is an allocation of its own that the allocator maps, and the kernel zeroes its pages
+// and tears down its page tables, at every actor's start and end (bench_fleet --scale 2 spent 2.4 s of 18 s in the
+// kernel; 1.3 s of 14 s with these stacks). Their deepest calls (a step's flows, a collective, an exception unwinding
+// them) take a small part of it: every test passes with all actors, the controller's included, at 128 KiB
+// (docs/reliability.md). The controller's and the collectives' actors keep the default, and so does every actor of a
+// sanitized build (one system thread per actor, whose instrumented frames are larger).
+inline constexpr unsigned kSmallActorStack = 512 * 1024;  // bytes
+template <class F>
+simgrid::s4u::ActorPtr start_small_actor(const std::string& name, simgrid::s4u::Host* host, F code) {
+#ifdef TRAINTWIN_SANITIZED
+  return simgrid::s4u::Actor::create(name, host, std::move(code));
+#else
+  return simgrid::s4u::Actor::init(name, host)->set_stacksize(kSmallActorStack)->start(std::move(code));
+#endif
+}
 
 // Cancels an activity that is not over yet. Cancelling one that is over (finished, failed or cancelled) calls into a
 // kernel activity SimGrid 3.32 may already have released: the segfault of the 4,096-GPU month, 23 simulated days in.

@@ -584,7 +584,7 @@ JobRun& start_job(World& w, Launch launch) {
   auto [it, inserted] = w.runs.emplace(key, std::move(run));
   if (!inserted) throw std::logic_error("sim: job " + r.name + " was launched twice");
   w.join(r);
-  r.actor = sg4::Actor::create("job/" + r.name, w.platform.mgmt(), JobActor(w, r));
+  r.actor = start_small_actor("job/" + r.name, w.platform.mgmt(), JobActor(w, r));
   return r;
 }
 

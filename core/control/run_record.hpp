@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <string>
@@ -240,7 +241,9 @@ struct RunRecord {
   double gpu_utilization = 0;  // allocated GPU-seconds / (GPUs x end_time)
   double goodput = 0;          // productive GPU-seconds / (GPUs x end_time)
   std::vector<JobRecord> jobs;
-  std::vector<Decision> decisions;
+  // A deque: a fleet month records millions (3.7 M at 16,384 GPUs, nearly all a waiting job's new reason), and a
+  // vector's doubling copied them and held both copies at its peak.
+  std::deque<Decision> decisions;
   std::vector<Sample> series;
   std::vector<CheckResult> checks;
   // Failures: detection rules in force, totals by fault kind, nodes drained as lemons, faults injected.
