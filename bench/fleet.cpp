@@ -4,7 +4,8 @@
 // EASY backfill, hot spares and lemon draining. Runs at a quarter, half and full size (nodes, leaf groups, arrival
 // rate and storage bandwidth scaled together; --scale 2 and 4 for 8,192 and 16,384 GPUs), each simulation in its own
 // process, and prints wall seconds, peak RSS, simulated seconds per wall second, SimGrid activities, controller
-// events, jobs, failures, paces measured and reused, and how wall time grows with size.
+// events, jobs, failures, paces measured and reused, scheduler passes and pending jobs examined, decisions (and
+// how many are a waiting job's new reason), routes kept, and how wall time grows with size.
 // The fabric is the same kind at every size: groups of 32 nodes, each rail leaf with 32 uplinks at the NIC's 400 Gb/s
 // to 32 spines (1:1). Until 2026-12-03 the spines grew with the fleet (32 x scale) over the same leaf uplink capacity,
 // so at 8,192 GPUs a leaf-spine cable carried half a NIC's rate and at 16,384 a quarter: every job across groups was

@@ -461,7 +461,7 @@ class JobActor {
   // host's pool (run_helper), not a new actor per write: a month of a fleet writes tens of thousands of checkpoints,
   // and each new actor maps, faults in and unmaps a stack of its own.
   void checkpoint_async() {
-    if (r_.writer) {
+    if (!r_.writer_done) {
       stop_load();  // training waits for the previous write: no collective traffic meanwhile
       // Not Actor::join(): SimGrid 3.32 answers a joiner killed meanwhile (a preemption or a failure) when the joined
       // actor ends, and crashes in simcall_handle. The writer releases our wake semaphore instead (kill_job drops it).
@@ -473,7 +473,6 @@ class JobActor {
         if (r_.phase == JobRun::Phase::Killed) throw Cancelled{};
         if (r_.fault) throw Stalled{*r_.fault};
       }
-      r_.writer = false;
     }
     const double t0 = now();
     sg4::this_actor::sleep_for(l_.snapshot.value);
@@ -484,13 +483,11 @@ class JobActor {
     r_.writer_done = false;
     World& w = w_;
     JobRun& r = r_;
-    r_.writer = true;
     run_helper(w_.platform.mgmt(), [&w, &r, iteration, stall, t0] {
       struct Done {  // however the write ends
         JobRun& r;
         ~Done() {
           r.writer_done = true;
-          r.writer = false;
           if (r.wake) r.wake->release();
         }
       } done{r};

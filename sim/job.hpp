@@ -92,8 +92,8 @@ struct JobRun {
   std::vector<int> blocked_on;             // ... cables it waits for (link faults: NCCL retries, no failure yet)
   std::optional<Symptom> stopped;          // ... it stops without dying (hang, deadlock), showing this symptom
   InFlight writer_inflight;                // the async checkpoint write in progress, if any
-  bool writer = false;                     // a writer task runs (a pooled helper actor: run_helper)
-  bool writer_done = true;                 // the writer's write ended (it then releases `wake`)
+  bool writer_done = true;                 // no checkpoint writer runs (a pooled helper: run_helper); one that ends
+                                           // releases `wake`
   std::int64_t iterations = 0;             // absolute iterations completed (before the fast-forward in progress)
   double iteration_time = 0;               // latest measured (s)
   double ff_start = -1;                    // the fast-forward in progress: its start (s), -1 when none

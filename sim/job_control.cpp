@@ -94,7 +94,7 @@ void request_checkpoint(JobRun& r) {
 }
 
 void kill_job(World& w, JobRun& r) {
-  if (r.writer) cancel_all(r.writer_inflight);  // an async checkpoint write stops with the attempt
+  if (!r.writer_done) cancel_all(r.writer_inflight);  // an async checkpoint write stops with the attempt
   if (r.phase == JobRun::Phase::Completed || r.phase == JobRun::Phase::Killed) return;
   if (r.phase == JobRun::Phase::Stalled) {  // its actor already ended after posting JobStalled
     r.phase = JobRun::Phase::Killed;

@@ -241,8 +241,8 @@ struct RunRecord {
   double gpu_utilization = 0;  // allocated GPU-seconds / (GPUs x end_time)
   double goodput = 0;          // productive GPU-seconds / (GPUs x end_time)
   std::vector<JobRecord> jobs;
-  // A deque: a fleet month records millions (3.7 M at 16,384 GPUs, nearly all a waiting job's new reason), and a
-  // vector's doubling copied them and held both copies at its peak.
+  // A deque: a fleet month records millions (3.7 M at 16,384 GPUs, nearly all a waiting job's new reason), which a
+  // vector copied at each doubling (the peak RSS did not move measurably: 1,996 MiB against 1,974 before).
   std::deque<Decision> decisions;
   std::vector<Sample> series;
   std::vector<CheckResult> checks;

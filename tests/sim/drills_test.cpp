@@ -135,8 +135,7 @@ TEST_CASE("sim drills: async checkpoints cost less training time than sync ones 
   CHECK(ja["checkpoint_time"].get<double>() < 0.5 * js["checkpoint_time"].get<double>());
   CHECK(ja["end"].get<double>() < js["end"].get<double>());
   CHECK(ja["state"] == "completed");
-  // The writes went through the management host's pooled helpers (run_helper), each to storage: the run kept routes
-  // for some of its 16 GPUs' pairs and to storage, never more than every pair of its 17 hosts.
+  // The run kept routes for some pairs of its 16 GPUs and to storage, never more than every pair of its 17 hosts.
   CHECK(ja["checkpoints"].get<int>() >= 2);
   CHECK(async["routes"].get<long long>() > 0);
   CHECK(async["routes"].get<long long>() <= 17 * 17);
