@@ -206,22 +206,19 @@ void Controller::Impl::enqueue(int j, Seconds t, bool at_head) {
 // Closes the job's current wait interval into its pending time by reason.
 void Controller::Impl::close_wait(int j, Seconds now) {
   JobRuntime& rt = jobs[j];
+  // The report keys made once: a pass closes a wait for each job whose reason changed (millions in a fleet month).
+  static const std::vector<std::string> keys = [] {
+    std::vector<std::string> k;
+    for (int i = 0; i <= static_cast<int>(WaitKind::Site); ++i) k.emplace_back(to_string(static_cast<WaitKind>(i)));
+    return k;
+  }();
   if (rt.wait_kind != WaitKind::None) {
     const auto k = static_cast<std::size_t>(rt.wait_kind);
-    rt.waited[k] += now - rt.wait_since;
-    rt.waited_kinds |= 1u << k;
+    rec.jobs[j].pending_by_reason[k < keys.size() ? keys[k] : std::string(to_string(rt.wait_kind))] +=
+        now - rt.wait_since;
   }
   rt.wait_kind = WaitKind::None;
   rt.wait_since = now;
-}
-
-void Controller::Impl::fold_waits() {
-  for (std::size_t j = 0; j < jobs.size(); ++j) {
-    const JobRuntime& rt = jobs[j];
-    for (std::size_t k = 0; k < rt.waited.size(); ++k)
-      if (rt.waited_kinds & (1u << k))
-        rec.jobs[j].pending_by_reason[to_string(static_cast<WaitKind>(k))] = rt.waited[k];
-  }
 }
 
 // --- timers ---------------------------------------------------------------------------------------------------
@@ -314,10 +311,7 @@ std::optional<Seconds> Controller::next_deadline() const { return impl_->next_de
 bool Controller::network_sample_due(Seconds now) const { return impl_->telemetry.sample_due(now); }
 bool Controller::done() const { return impl_->done(); }
 void Controller::finish(Seconds now) { impl_->finish(now); }
-const RunRecord& Controller::record() const {
-  impl_->fold_waits();
-  return impl_->rec;
-}
+const RunRecord& Controller::record() const { return impl_->rec; }
 std::string Controller::pending_reason(int job) const {
   if (!impl_->sched.is_pending(job)) return "";
   return describe(impl_->sched.reason(job), impl_->job_names, impl_->queue_names);

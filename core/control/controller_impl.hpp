@@ -5,8 +5,6 @@
 // telemetry views).
 #pragma once
 
-#include <array>
-#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -47,11 +45,6 @@ struct JobRuntime {
   int open_failure = -1;  // index in JobRecord::failures awaiting its recovery time
   WaitKind wait_kind = WaitKind::None;  // the kind of the reason it waits for, since wait_since
   Seconds wait_since;
-  // Its closed waits summed by kind, and which kinds were closed at least once: JobRecord::pending_by_reason as of
-  // the last close_wait, written into the record by fold_waits() (a fleet month closes millions of waits, and a map
-  // keyed by string per close was 4% of the 16,384-GPU month).
-  std::array<Seconds, static_cast<std::size_t>(WaitKind::Site) + 1> waited{};
-  std::uint32_t waited_kinds = 0;
   Seconds iteration_estimate;  // before the first launch: planned on a packed placement; then as planned
   double comm_bytes = 0;        // bytes its collectives move per rank and iteration, as planned at its launch
   int site = -1;                // the site of its latest attempt (its checkpoints are on that site's storage)
@@ -131,7 +124,6 @@ struct Controller::Impl {
 
   // Closes the job's current wait interval into its pending time by reason.
   void close_wait(int j, Seconds now);
-  void fold_waits();  // each job's closed waits into rec.jobs[j].pending_by_reason (Controller::record())
 
   // --- timers ---------------------------------------------------------------------------------------------------
   void run_due(Seconds now, std::vector<Action>& out);
