@@ -341,7 +341,7 @@ void decision_log(std::ostringstream& os, const RunRecord& r) {
                  d.kind == "alert_firing";
     os << "<tr" << (alert ? " class=\"alert\"" : "") << "><td class=\"num\">" << when(d.t) << "</td><td class=\"kind\">"
        << esc(d.kind) << "</td><td>" << esc(d.job) << "</td><td class=\"nodes\">" << esc(nodes) << "</td><td>"
-       << esc(d.reason) << "</td></tr>";
+       << esc(d.reason.str()) << "</td></tr>";
   }
   os << "</tbody></table></details></section>";
 }

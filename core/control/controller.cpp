@@ -149,8 +149,31 @@ void Controller::Impl::set_state(int j, JobState to) {
   if (to == JobState::Abandoned) rec.jobs[j].state = JobStatus::Abandoned;
 }
 
-void Controller::Impl::decide(Seconds t, std::string kind, std::string job, std::vector<std::string> nodes, std::string reason) {
+void Controller::Impl::decide(Seconds t, std::string kind, std::string job, std::vector<std::string> nodes, SharedText reason) {
   rec.decisions.push_back(Decision{t, std::move(kind), std::move(job), std::move(nodes), std::move(reason)});
+}
+
+bool Controller::Impl::ReasonKey::operator==(const ReasonKey& o) const {
+  return r.kind == o.r.kind && r.job == o.r.job && r.queue == o.r.queue && r.a == o.r.a && r.b == o.r.b &&
+         r.c == o.r.c && r.d == o.r.d && r.e == o.r.e && r.cohort == o.r.cohort && r.until == o.r.until &&
+         r.gpus_per_node == o.r.gpus_per_node;
+}
+
+std::size_t Controller::Impl::ReasonKeyHash::operator()(const ReasonKey& k) const {
+  const PendingReason& r = k.r;
+  std::size_t h = static_cast<std::size_t>(r.kind);
+  auto mix = [&h](std::size_t v) { h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2); };
+  for (int v : {r.job, r.queue, r.a, r.b, r.c, r.d, r.e, r.gpus_per_node, static_cast<int>(r.cohort)})
+    mix(static_cast<std::size_t>(static_cast<unsigned>(v)));
+  mix(std::hash<double>{}(r.until.value));
+  return h;
+}
+
+SharedText Controller::Impl::reason_text(const PendingReason& r) {
+  if (reason_texts.size() >= kReasonTexts) reason_texts.clear();
+  auto [it, fresh] = reason_texts.try_emplace(ReasonKey{r});
+  if (fresh) it->second = SharedText(describe(r, job_names, queue_names));
+  return it->second;
 }
 
 void Controller::Impl::sample(Seconds now) {

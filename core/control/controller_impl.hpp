@@ -90,6 +90,19 @@ struct Controller::Impl {
   ControllerTelemetry telemetry;  // metrics, samples and alerts (core/control/telemetry.hpp)
   std::vector<JobRuntime> jobs;
   std::vector<std::string> job_names, queue_names;
+  // A waiting job's reason in words, by its compact value: most reasons a pass reports were reported before (a job's
+  // reason moves back and forth between a few values), and the record keeps one copy of each text (SharedText).
+  // Cleared when it holds kReasonTexts values: the texts live on in the decisions that hold them.
+  struct ReasonKey {
+    PendingReason r;
+    bool operator==(const ReasonKey& o) const;
+  };
+  struct ReasonKeyHash {
+    std::size_t operator()(const ReasonKey& k) const;
+  };
+  static constexpr std::size_t kReasonTexts = 1 << 16;
+  std::unordered_map<ReasonKey, SharedText, ReasonKeyHash> reason_texts;
+  SharedText reason_text(const PendingReason& r);
   std::vector<int> submit_order;  // job indices by submit time
   std::size_t next_submit = 0;
   std::set<std::pair<Seconds, int>> stalled;  // (detect_at, job)
@@ -112,7 +125,7 @@ struct Controller::Impl {
   std::vector<LinkFailure> link_failures;
   Impl(const Scenario& s, Planner p);
   void set_state(int j, JobState to);
-  void decide(Seconds t, std::string kind, std::string job, std::vector<std::string> nodes, std::string reason);
+  void decide(Seconds t, std::string kind, std::string job, std::vector<std::string> nodes, SharedText reason);
   void sample(Seconds now);
   bool stale(int job, int attempt) const;
   Segment& segment(int job) { return rec.jobs[job].segments.back(); }

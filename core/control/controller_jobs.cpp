@@ -133,7 +133,7 @@ void Controller::Impl::schedule(Seconds now, std::vector<Action>& out) {
   for (auto& wait : result.waits) {
     close_wait(wait.job, now);
     jobs[wait.job].wait_kind = wait.reason.kind;
-    decide(now, "pending", sc.jobs[wait.job].name, {}, describe(wait.reason, job_names, queue_names));
+    decide(now, "pending", sc.jobs[wait.job].name, {}, reason_text(wait.reason));
   }
 }
 

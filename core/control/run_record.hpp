@@ -11,6 +11,7 @@
 
 #include "core/cost/cost_model.hpp"
 #include "core/model/pools.hpp"
+#include "core/model/shared_text.hpp"
 #include "core/model/units.hpp"
 #include "core/rollout/analysis.hpp"
 #include "core/telemetry/registry.hpp"
@@ -23,7 +24,7 @@ struct Decision {
   std::string kind;    // submit, launch, pending, preempt, detect, requeue, complete, abandon, node_down, node_up, ...
   std::string job;     // empty for cluster decisions
   std::vector<std::string> nodes;
-  std::string reason;
+  SharedText reason;  // a waiting job's reasons repeat: the Controller hands out one copy of each (controller.cpp)
 };
 
 struct Segment {  // one attempt of a job, from launch to its end

@@ -265,6 +265,34 @@ TEST_CASE("backfill: a job that ends before the reservation starts now, one that
   }
 }
 
+TEST_CASE("pending reasons: jobs waiting for the same reason share one copy of its text", "[unit][sched][control]") {
+  // Backfill off: H blocks the queue; S1, S2 and S3 each wait "behind H (priority 0)", the same reason in the same
+  // words, and the record holds that text once (Controller::Impl::reason_text).
+  Scenario s = scenario(rail_cluster(4), {{"q", 64}},
+                        {timed("A", "q", 24, 100), timed("H", "q", 32, 100, 1), timed("S1", "q", 8, 50, 2),
+                         timed("S2", "q", 8, 50, 3), timed("S3", "q", 8, 50, 4)});
+  s.scheduler.backfill = false;
+  Run r(std::move(s));
+  r.d.run(Seconds(1e6));
+  std::set<const char*> texts;
+  int behind = 0;
+  for (const auto& d : r.c.record().decisions)
+    if (d.kind == "pending" && d.reason.str().starts_with("behind H")) {
+      ++behind;
+      texts.insert(d.reason.c_str());
+      CHECK(d.reason == "behind H (priority 0), which waits for capacity");
+    }
+  CHECK(behind == 3);
+  CHECK(texts.size() == 1);
+  // Copies share the text; an empty text holds nothing; equal texts compare equal however they were made.
+  SharedText a("words"), b = a, c(std::string("words")), none;
+  CHECK(a.c_str() == b.c_str());
+  CHECK(a == c);
+  CHECK(none.empty());
+  CHECK(none.str().empty());
+  CHECK(std::string("why: ") + a == "why: words");
+}
+
 TEST_CASE("backfill: a long job may start beside the reservation on GPUs it does not need", "[unit][sched][control]") {
   Scenario s = scenario(rail_cluster(4), {{"q", 64}},
                         {timed("A", "q", 16, 100), timed("B", "q", 8, 1000), timed("H", "q", 16, 100, 1),
