@@ -1,6 +1,7 @@
 #include "reports/decision_log.hpp"
 
 #include <algorithm>
+#include <sstream>
 
 #include "reports/events.hpp"
 
@@ -28,12 +29,17 @@ std::string decision_line(const Decision& d) {
   return line + "\n";
 }
 
+void write_decision_log(std::ostream& out, const RunRecord& record) {
+  out << "# traintwin decision log: scenario " << one_line(record.scenario) << ", seed " << record.seed << ", "
+      << record.decisions.size() << " decisions\n";
+  out << "# time (h:mm:ss.mmm)  kind  job  nodes  reason\n";
+  for (const auto& d : record.decisions) out << decision_line(d);
+}
+
 std::string decision_log_text(const RunRecord& record) {
-  std::string out = "# traintwin decision log: scenario " + one_line(record.scenario) + ", seed " +
-                    std::to_string(record.seed) + ", " + std::to_string(record.decisions.size()) + " decisions\n";
-  out += "# time (h:mm:ss.mmm)  kind  job  nodes  reason\n";
-  for (const auto& d : record.decisions) out += decision_line(d);
-  return out;
+  std::ostringstream out;
+  write_decision_log(out, record);
+  return out.str();
 }
 
 }  // namespace tt

@@ -5,6 +5,7 @@
 // control characters in any field turned into spaces. Deterministic: same record, same bytes.
 #pragma once
 
+#include <ostream>
 #include <string>
 
 #include "core/control/run_record.hpp"
@@ -14,5 +15,6 @@ namespace tt {
 // One line, "\n" included: "     1:30:00.000  launch  pretrain-70b  n0,n1  placed on ...".
 std::string decision_line(const Decision& decision);
 std::string decision_log_text(const RunRecord& record);
+void write_decision_log(std::ostream& out, const RunRecord& record);  // the same text, line by line
 
 }  // namespace tt

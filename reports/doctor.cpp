@@ -6,6 +6,8 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <string_view>
+#include <unordered_map>
 
 #include "reports/text.hpp"
 
@@ -422,9 +424,35 @@ json doctor_view(const RunRecord& r) {
                     {"segments", segments},
                     {"failures", failures}});
   }
+  // Of a job's pending decisions (millions in a fleet month, gigabytes as JSON) only those the diagnosis reads: its
+  // last one and its last one naming quota, fragmentation or StrictFIFO (queueing()), and any naming a straggler or
+  // a fallback (slow_path()); every other decision as it is. diagnose() reads the same from report.json
+  // (tests/reports/doctor_view_test.cpp holds the two diagnoses equal).
+  std::vector<char> keep(r.decisions.size(), 1);
+  {
+    enum : unsigned { kLast = 1, kQuota = 2, kFragmentation = 4, kStrict = 8 };
+    std::unordered_map<std::string_view, unsigned> seen;  // by job: what a later pending decision already said
+    for (std::size_t i = r.decisions.size(); i-- > 0;) {
+      const Decision& d = r.decisions[i];
+      if (d.kind != "pending") continue;
+      const std::string l = lower(d.reason.str());
+      unsigned& s = seen[d.job];
+      unsigned says = kLast;
+      if (l.find("quota") != std::string::npos) says |= kQuota;
+      if (l.find("fragmentation") != std::string::npos) says |= kFragmentation;
+      if (l.find("strictfifo") != std::string::npos) says |= kStrict;
+      const bool evidence = l.find("straggl") != std::string::npos || l.find("fallback") != std::string::npos;
+      keep[i] = evidence || (says & ~s) != 0;
+      s |= says;
+    }
+  }
   json decisions = json::array(), checks = json::array(), info = json::object();
-  for (const auto& d : r.decisions)
-    decisions.push_back({{"t_s", d.t.value}, {"kind", d.kind}, {"job", d.job}, {"nodes", d.nodes}, {"reason", d.reason}});
+  for (std::size_t i = 0; i < r.decisions.size(); ++i) {
+    if (!keep[i]) continue;
+    const Decision& d = r.decisions[i];
+    decisions.push_back(
+        {{"t_s", d.t.value}, {"kind", d.kind}, {"job", d.job}, {"nodes", d.nodes}, {"reason", d.reason.str()}});
+  }
   for (const auto& c : r.checks)
     checks.push_back({{"name", c.name}, {"job", c.job}, {"passed", c.passed}, {"message", c.message}});
   for (const auto& [k, v] : r.driver_info) info[k] = v;
@@ -434,10 +462,14 @@ json doctor_view(const RunRecord& r) {
 
 }  // namespace
 
-std::string doctor_html_section(const RunRecord& record) {
+Diagnosis diagnose_record(const RunRecord& record) {
   DoctorInput in;
   in.report = doctor_view(record);
-  const Diagnosis d = diagnose(in);
+  return diagnose(in);
+}
+
+std::string doctor_html_section(const RunRecord& record) {
+  const Diagnosis d = diagnose_record(record);
   std::ostringstream os;
   os << "<section id=\"doctor\"><h2>Doctor</h2>";
   if (d.findings.empty()) {

@@ -57,7 +57,9 @@ struct Diagnosis {
 Diagnosis diagnose(const DoctorInput& in);
 std::string diagnosis_text(const Diagnosis& d);
 nlohmann::json diagnosis_json(const Diagnosis& d);
-// The report.html section: the diagnosis of the record itself (no run-directory facts).
+// The diagnosis of the record itself (no run-directory facts), as diagnose() gives it from the record's report.json.
+Diagnosis diagnose_record(const RunRecord& record);
+// The report.html section: diagnose_record's findings.
 std::string doctor_html_section(const RunRecord& record);
 
 }  // namespace tt

@@ -138,10 +138,12 @@ Level event_level(std::string_view kind) {
   return Level::Info;
 }
 
+LogEvent log_event(const Decision& d) { return {d.t, event_level(d.kind), d.kind, d.job, d.nodes, d.reason}; }
+
 std::vector<LogEvent> log_events(const RunRecord& record) {
   std::vector<LogEvent> out;
   out.reserve(record.decisions.size());
-  for (const auto& d : record.decisions) out.push_back({d.t, event_level(d.kind), d.kind, d.job, d.nodes, d.reason});
+  for (const auto& d : record.decisions) out.push_back(log_event(d));
   return out;
 }
 
@@ -156,9 +158,13 @@ std::string event_json_line(const LogEvent& e) {
   return j.dump(-1, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
+void write_events_jsonl(std::ostream& out, const RunRecord& record) {
+  for (const auto& d : record.decisions) out << event_json_line(log_event(d));
+}
+
 std::string events_jsonl(const RunRecord& record) {
   std::string out;
-  for (const auto& e : log_events(record)) out += event_json_line(e);
+  for (const auto& d : record.decisions) out += event_json_line(log_event(d));
   return out;
 }
 

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,9 +33,11 @@ struct LogEvent {
   bool operator==(const LogEvent&) const = default;
 };
 
+LogEvent log_event(const Decision& decision);
 std::vector<LogEvent> log_events(const RunRecord& record);
 std::string event_json_line(const LogEvent& event);  // one line, "\n" included
 std::string events_jsonl(const RunRecord& record);
+void write_events_jsonl(std::ostream& out, const RunRecord& record);  // the same lines, one decision at a time
 // Parses events.jsonl text; `file` names it in errors ("FILE:LINE: at /t_s: a number, found string"). Blank lines
 // are skipped; unknown keys are ignored so that later versions may add some.
 std::vector<LogEvent> read_events(std::string_view text, const std::string& file);

@@ -75,12 +75,12 @@ std::string when(Seconds t) { return format_duration(t.value); }
 std::string when(const std::optional<Seconds>& t) { return t ? when(*t) : "\u2013"; }
 std::string percent(double ratio) { return format_fixed(100 * ratio, 1) + "%"; }
 
-void card(std::ostringstream& os, const std::string& key, const std::string& value, const char* cls = "") {
+void card(std::ostream& os, const std::string& key, const std::string& value, const char* cls = "") {
   os << "<div class=\"card\"><div class=\"k\">" << esc(key) << "</div><div class=\"v " << cls << "\">" << esc(value)
      << "</div></div>";
 }
 
-void header(std::ostringstream& os, const RunRecord& r) {
+void header(std::ostream& os, const RunRecord& r) {
   int passed = 0, completed = 0;
   for (const auto& c : r.checks) passed += c.passed;
   for (const auto& j : r.jobs) completed += j.state == JobStatus::Completed;
@@ -101,7 +101,7 @@ void header(std::ostringstream& os, const RunRecord& r) {
   os << "</div></header>";
 }
 
-void cluster_charts(std::ostringstream& os, const RunRecord& r, bool fleet) {
+void cluster_charts(std::ostream& os, const RunRecord& r, bool fleet) {
   StepLine allocated{"GPUs allocated", "#4e79a7", {}, true, false};
   StepLine up{"GPUs up", "#7f7f7f", {}, false, true};
   StepLine pending{"jobs pending", "#f28e2b", {}, true, false};
@@ -124,7 +124,7 @@ void cluster_charts(std::ostringstream& os, const RunRecord& r, bool fleet) {
   os << "</section>";
 }
 
-void job_legend(std::ostringstream& os, const RunRecord& r, bool fleet) {
+void job_legend(std::ostream& os, const RunRecord& r, bool fleet) {
   if (fleet) {
     os << queue_legend(r);
   } else {
@@ -152,7 +152,7 @@ void job_legend(std::ostringstream& os, const RunRecord& r, bool fleet) {
         "fill=\"url(#down)\"/></svg>node out of service</span></div>";
 }
 
-void gantt(std::ostringstream& os, const RunRecord& r, const Timeline& tl, bool fleet) {
+void gantt(std::ostream& os, const RunRecord& r, const Timeline& tl, bool fleet) {
   os << "<section><h2>Jobs on nodes</h2><p class=\"note\">One row per node that ran a job or failed; one bar per "
         "attempt of a job on that node"
      << (fleet ? ", coloured by the job's queue (checkpoints are not drawn at this scale)" : "")
@@ -196,7 +196,7 @@ std::string breakdown_svg(const JobRecord& j, Seconds run_end) {
   return os.str();
 }
 
-void jobs_table(std::ostringstream& os, const RunRecord& r, bool fleet) {
+void jobs_table(std::ostream& os, const RunRecord& r, bool fleet) {
   os << "<section><h2>Goodput per job</h2><p class=\"note\">ETTR: productive time / time from first start to end.";
   if (!fleet)
     os << " Breakdown bar, from submission to end: <span class=\"sw\" style=\"background:#b9c0cc\"></span>wait "
@@ -234,7 +234,7 @@ void jobs_table(std::ostringstream& os, const RunRecord& r, bool fleet) {
   os << "</tbody></table></div>" << (fleet ? "</details>" : "") << "</section>";
 }
 
-void checks_table(std::ostringstream& os, const RunRecord& r) {
+void checks_table(std::ostream& os, const RunRecord& r) {
   int passed = 0;
   for (const auto& c : r.checks) passed += c.passed;
   os << "<section><h2>Checks</h2><p class=\"note\">" << passed << " passed, " << r.checks.size() - passed
@@ -251,7 +251,7 @@ void checks_table(std::ostringstream& os, const RunRecord& r) {
   os << "</tbody></table></section>";
 }
 
-void alerts_section(std::ostringstream& os, const RunRecord& r) {
+void alerts_section(std::ostream& os, const RunRecord& r) {
   os << "<section id=\"alerts\"><h2>Alerts</h2>";
   if (r.alert_rules.empty()) {
     os << "<p>This scenario has no alert rules.</p></section>";
@@ -284,7 +284,7 @@ void alerts_section(std::ostringstream& os, const RunRecord& r) {
   os << "</tbody></table></section>";
 }
 
-void failures_section(std::ostringstream& os, const RunRecord& r) {
+void failures_section(std::ostream& os, const RunRecord& r) {
   os << "<section id=\"failures\"><h2>Failures per job</h2>";
   if (std::all_of(r.jobs.begin(), r.jobs.end(), [](const JobRecord& j) { return j.failures.empty(); })) {
     os << "<p>No job failed.</p></section>";
@@ -306,7 +306,7 @@ void failures_section(std::ostringstream& os, const RunRecord& r) {
   os << "</tbody></table></div></section>";
 }
 
-void preflight_costs_section(std::ostringstream& os, const RunRecord& r) {
+void preflight_costs_section(std::ostream& os, const RunRecord& r) {
   if (r.preflight_costs.empty()) return;
   os << "<section id=\"preflight\"><h2>What the preflight differences cost</h2><p class=\"note\">Each difference of "
         "the fleet from the matrix's release, with what it cost in this run, fix first at the top. Lost: GPU-hours of "
@@ -330,7 +330,7 @@ void preflight_costs_section(std::ostringstream& os, const RunRecord& r) {
   os << "</tbody></table></div></section>";
 }
 
-void decision_log(std::ostringstream& os, const RunRecord& r) {
+void decision_log(std::ostream& os, const RunRecord& r) {
   os << "<section><h2>Decisions</h2><details><summary>Decision log (" << r.decisions.size()
      << " decisions)</summary><table class=\"log\"><thead><tr><th class=\"num\">Time</th><th>Kind</th><th>Job</th>"
         "<th>Nodes</th><th>Reason</th></tr></thead><tbody>";
@@ -348,8 +348,7 @@ void decision_log(std::ostringstream& os, const RunRecord& r) {
 
 }  // namespace
 
-std::string report_html(const RunRecord& r) {
-  std::ostringstream os;
+void write_report_html(std::ostream& os, const RunRecord& r) {
   os << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
         "<title>traintwin: "
@@ -382,6 +381,11 @@ std::string report_html(const RunRecord& r) {
   decision_log(os, r);
   os << "\n" << doctor_html_section(r);
   os << "\n</main></body></html>\n";
+}
+
+std::string report_html(const RunRecord& r) {
+  std::ostringstream os;
+  write_report_html(os, r);
   return os.str();
 }
 

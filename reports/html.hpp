@@ -4,6 +4,7 @@
 // a 1400 px wide window; every record string is escaped. Deterministic: same record, same bytes.
 #pragma once
 
+#include <ostream>
 #include <string>
 
 #include "core/control/run_record.hpp"
@@ -11,5 +12,6 @@
 namespace tt {
 
 std::string report_html(const RunRecord& record);
+void write_report_html(std::ostream& out, const RunRecord& record);  // the same page, written as it is made
 
 }  // namespace tt

@@ -209,17 +209,20 @@ json telemetry_json(const RunRecord& r) {
 
 }  // namespace
 
-json report_json(const RunRecord& r) {
+namespace {
+
+json decision_json(const Decision& d) {
+  json e = {{"t_s", d.t.value}, {"kind", d.kind}};
+  if (!d.job.empty()) e["job"] = d.job;
+  if (!d.nodes.empty()) e["nodes"] = d.nodes;
+  e["reason"] = d.reason.str();
+  return e;
+}
+
+// report.json but its decisions (an empty array in their place).
+json report_head(const RunRecord& r) {
   json jobs = json::array();
   for (const auto& j : r.jobs) jobs.push_back(job_json(j));
-  json decisions = json::array();
-  for (const auto& d : r.decisions) {
-    json e = {{"t_s", d.t.value}, {"kind", d.kind}};
-    if (!d.job.empty()) e["job"] = d.job;
-    if (!d.nodes.empty()) e["nodes"] = d.nodes;
-    e["reason"] = d.reason;
-    decisions.push_back(std::move(e));
-  }
   json series = json::array();
   for (const auto& s : r.series)
     series.push_back({s.t.value, s.gpus_allocated, s.gpus_up, s.jobs_running, s.jobs_pending, s.fragmentation});
@@ -269,12 +272,48 @@ json report_json(const RunRecord& r) {
           {"series_columns", {"t_s", "gpus_allocated", "gpus_up", "jobs_running", "jobs_pending", "fragmentation"}},
           {"series", series},
           {"telemetry", telemetry_json(r)},
-          {"decisions", decisions}};
+          {"decisions", json::array()}};
   add_preflight_costs(report, r);
   if (r.rollout) report["rollout"] = rollout_json(*r.rollout);
   if (r.cost) report["cost"] = cost_json(*r.cost);
   if (!r.pools.empty()) report["pools"] = pools_json(r);
   return report;
+}
+
+}  // namespace
+
+json report_json(const RunRecord& r) {
+  json report = report_head(r);
+  json& decisions = report["decisions"];
+  for (const auto& d : r.decisions) decisions.push_back(decision_json(d));
+  return report;
+}
+
+// report_json(r).dump(2) and a newline, without holding the decisions as JSON: a fleet month logs millions of them
+// (gigabytes as a JSON tree). The head is dumped with an empty array in their place, and each decision is dumped on
+// its own at the array's depth where that array stands (a top-level key is the only "decisions" at two spaces'
+// indent: a JSON string holds no raw newline).
+void write_report_json(std::ostream& out, const RunRecord& r) {
+  const std::string head = report_head(r).dump(2);
+  const std::string key = "\n  \"decisions\": []";
+  const std::size_t at = head.find(key);
+  if (r.decisions.empty() || at == std::string::npos) {
+    out << report_json(r).dump(2) << "\n";
+    return;
+  }
+  out.write(head.data(), static_cast<std::streamsize>(at + key.size() - 1));  // up to the array's "["
+  const char* separator = "\n";
+  for (const auto& d : r.decisions) {
+    out << separator << "    ";
+    for (const char c : decision_json(d).dump(2)) {
+      out.put(c);
+      if (c == '\n') out << "    ";
+    }
+    separator = ",\n";
+  }
+  out << "\n  ]";
+  out.write(head.data() + at + key.size(), static_cast<std::streamsize>(head.size() - at - key.size()));
+  out << "\n";
 }
 
 ReportFiles write_report(const RunRecord& record, const std::string& dir) {
@@ -288,16 +327,25 @@ ReportFiles write_report(const RunRecord& record, const std::string& dir) {
     if (!out) throw std::runtime_error("cannot write " + path);
     files.paths.push_back(path);
   };
-  write("report.json", report_json(record).dump(2) + "\n");
+  // The views that grow with the decisions (millions in a fleet month) are written as they are made.
+  auto stream = [&](const char* name, const auto& view) {
+    std::string path = (std::filesystem::path(dir) / name).string();
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    view(out);
+    out.close();
+    if (!out) throw std::runtime_error("cannot write " + path);
+    files.paths.push_back(path);
+  };
+  stream("report.json", [&](std::ostream& out) { write_report_json(out, record); });
   write("junit.xml", junit_xml(record));
-  write("report.html", report_html(record));
+  stream("report.html", [&](std::ostream& out) { write_report_html(out, record); });
   write("trace.json", trace_json(record).dump() + "\n");
   write("series.csv", series_csv(record));
   write("jobs.csv", jobs_csv(record));
-  write("events.jsonl", events_jsonl(record));
+  stream("events.jsonl", [&](std::ostream& out) { write_events_jsonl(out, record); });
   write("metrics.prom", prometheus_text(record));
   write("alerts.rules.yml", prometheus_rules(record));
-  write("decisions.txt", decision_log_text(record));
+  stream("decisions.txt", [&](std::ostream& out) { write_decision_log(out, record); });
   return files;
 }
 

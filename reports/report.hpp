@@ -4,6 +4,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct ReportFiles {
 };
 
 nlohmann::json report_json(const RunRecord& record);
+// report_json(record).dump(2) and a newline, the same bytes, with the decisions dumped one at a time.
+void write_report_json(std::ostream& out, const RunRecord& record);
 // Writes DIR/{report.json, junit.xml, report.html, trace.json, series.csv, jobs.csv, events.jsonl, metrics.prom,
 // alerts.rules.yml, decisions.txt}, creating DIR and replacing those files; throws std::runtime_error naming the file
 // it could not write.
