@@ -330,11 +330,22 @@ void preflight_costs_section(std::ostream& os, const RunRecord& r) {
   os << "</tbody></table></div></section>";
 }
 
-void decision_log(std::ostream& os, const RunRecord& r) {
-  os << "<section><h2>Decisions</h2><details><summary>Decision log (" << r.decisions.size()
+// In the fleet view a waiting job's reason changes are left out of the page (a fleet month logs millions: the page
+// would run to hundreds of megabytes); decisions.txt and events.jsonl keep every one.
+void decision_log(std::ostream& os, const RunRecord& r, bool fleet) {
+  std::size_t pending = 0;
+  if (fleet)
+    for (const auto& d : r.decisions) pending += d.kind == "pending";
+  os << "<section><h2>Decisions</h2>";
+  if (pending > 0)
+    os << "<p class=\"note\">" << pending << " of the " << r.decisions.size()
+       << " decisions are a waiting job's new reason: they are left out of this page; decisions.txt lists every "
+          "decision, and <code>traintwin logs DIR --kind pending --job NAME</code> one job's reasons.</p>";
+  os << "<details><summary>Decision log (" << r.decisions.size() - pending
      << " decisions)</summary><table class=\"log\"><thead><tr><th class=\"num\">Time</th><th>Kind</th><th>Job</th>"
         "<th>Nodes</th><th>Reason</th></tr></thead><tbody>";
   for (const auto& d : r.decisions) {
+    if (pending > 0 && d.kind == "pending") continue;
     std::string nodes;
     for (const auto& node : d.nodes) nodes += (nodes.empty() ? "" : ", ") + node;
     bool alert = d.kind == "node_down" || d.kind == "link_down" || d.kind == "detect" || d.kind == "abandon" ||
@@ -378,7 +389,7 @@ void write_report_html(std::ostream& os, const RunRecord& r) {
   os << "\n";
   checks_table(os, r);
   os << "\n";
-  decision_log(os, r);
+  decision_log(os, r, fleet);
   os << "\n" << doctor_html_section(r);
   os << "\n</main></body></html>\n";
 }

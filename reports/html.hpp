@@ -1,7 +1,8 @@
 // HTML view of a RunRecord (report.html): one self-contained page, inline CSS and SVG, no scripts and no network
 // fetches. Header figures, cluster GPU allocation and queue depth over time, a per-node Gantt with failures,
-// detection, checkpoints and restarts, a goodput/ETTR table per job, check results and the decision log. Laid out for
-// a 1400 px wide window; every record string is escaped. Deterministic: same record, same bytes.
+// detection, checkpoints and restarts, a goodput/ETTR table per job, check results and the decision log (in the
+// fleet view, reports/fleet.hpp, without the waiting jobs' reason changes, which decisions.txt keeps). Laid out for a
+// 1400 px wide window; every record string is escaped. Deterministic: same record, same bytes.
 #pragma once
 
 #include <ostream>

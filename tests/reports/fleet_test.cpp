@@ -103,3 +103,21 @@ TEST_CASE("fleet: the distribution charts do not grow with the number of jobs", 
   CHECK(lines == 6);     // wait and ETTR, three queues each
   CHECK(detailed == 3);  // the wait lines keep their detail (ETTR takes two values here)
 }
+
+TEST_CASE("fleet: the page's decision log leaves out the waiting jobs' reason changes", "[reports][fleet]") {
+  auto r = tt::testing::fleet_record(60);
+  const std::size_t before = r.decisions.size();
+  for (int i = 0; i < 5; ++i)
+    r.decisions.push_back(tt::testing::decision(100 + i, "pending", "job-1", {}, "reason number " + std::to_string(i)));
+  const std::string html = tt::report_html(r);
+  CHECK_THAT(html, Catch::Contains("<p class=\"note\">5 of the " + std::to_string(before + 5) +
+                                   " decisions are a waiting job's new reason"));
+  CHECK_THAT(html, Catch::Contains("Decision log (" + std::to_string(before) + " decisions)"));
+  CHECK(count(html, "reason number") == 0);
+  // A small run's page lists them.
+  auto small = tt::testing::sample_record();
+  small.decisions.push_back(tt::testing::decision(100, "pending", "eval-b", {}, "reason number 0"));
+  const std::string page = tt::report_html(small);
+  CHECK(count(page, "reason number 0") == 1);
+  CHECK(count(page, "a waiting job's new reason") == 0);
+}
