@@ -282,6 +282,8 @@ json report_head(const RunRecord& r) {
 
 }  // namespace
 
+json report_json_without_decisions(const RunRecord& r) { return report_head(r); }
+
 json report_json(const RunRecord& r) {
   json report = report_head(r);
   json& decisions = report["decisions"];

@@ -22,6 +22,8 @@ struct ReportFiles {
 };
 
 nlohmann::json report_json(const RunRecord& record);
+// The same with an empty decisions array: what a reader of the figures needs, without millions of decisions as JSON.
+nlohmann::json report_json_without_decisions(const RunRecord& record);
 // report_json(record).dump(2) and a newline, the same bytes, with the decisions dumped one at a time.
 void write_report_json(std::ostream& out, const RunRecord& record);
 // Writes DIR/{report.json, junit.xml, report.html, trace.json, series.csv, jobs.csv, events.jsonl, metrics.prom,

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -114,7 +115,11 @@ int run_point(const SweepSpec& spec, const Point& p, std::uint64_t seed, const f
   sim::RunStats stats = sim::run(scenario, controller, options);
   controller.set_driver("sim", stats.driver_info);
   const RunRecord& record = controller.record();
-  const json report = report_json(record);
+  // The decisions only for a figure that points into them (a fleet month logs millions).
+  const bool decisions = std::any_of(spec.figures.begin(), spec.figures.end(), [](const Figure& f) {
+    return f.source == Figure::Source::Report && f.pointer.rfind("/decisions", 0) == 0;
+  });
+  const json report = decisions ? report_json(record) : report_json_without_decisions(record);
   RunResult r;
   r.point = p.index;
   r.seed = seed;

@@ -108,6 +108,21 @@ TEST_CASE("a sweep writes its table and curves, and resumes after an interruptio
   CHECK(read_json(out / "table.json") == table);
 }
 
+TEST_CASE("a figure may point into the decisions, which a run builds only for such a figure [e2e]") {
+  const fs::path out = scratch_dir("sweep-decisions");
+  json spec = json::parse(read_file(kData + "small.json"), nullptr, true, true);
+  spec["seeds"] = 1;
+  spec["parameters"][0]["values"] = {16};
+  spec["figures"].push_back({{"name", "first_decision"}, {"report", "/decisions/0/t_s"}});
+  const CliResult r = run_cli("sweep " + write_spec(out, spec) + " --out " + (out / "o").string());
+  INFO(r.output);
+  REQUIRE(r.exit_code == 0);
+  const json result = read_json(out / "o" / "runs" / "p0000-s1.json");
+  REQUIRE(result["figures"]["first_decision"].is_number());
+  CHECK(result["figures"]["first_decision"].get<double>() >= 0);
+  CHECK(result["figures"]["end"].get<double>() > 0);
+}
+
 TEST_CASE("a run past the timeout is killed and recorded as failed [e2e]") {
   const fs::path out = scratch_dir("sweep-timeout");
   json spec = json::parse(read_file(kData + "small.json"), nullptr, true, true);
