@@ -304,13 +304,22 @@ void write_report_json(std::ostream& out, const RunRecord& r) {
     return;
   }
   out.write(head.data(), static_cast<std::streamsize>(at + key.size() - 1));  // up to the array's "["
+  // decision_json(d) as dump(2) writes it at the array's depth (keys in order, scalars by nlohmann), without building
+  // the object: a fleet month writes millions.
+  auto scalar = [](const json& v) { return v.dump(); };
   const char* separator = "\n";
   for (const auto& d : r.decisions) {
-    out << separator << "    ";
-    for (const char c : decision_json(d).dump(2)) {
-      out.put(c);
-      if (c == '\n') out << "    ";
+    out << separator << "    {\n";
+    if (!d.job.empty()) out << "      \"job\": " << scalar(d.job) << ",\n";
+    out << "      \"kind\": " << scalar(d.kind) << ",\n";
+    if (!d.nodes.empty()) {
+      out << "      \"nodes\": [\n";
+      for (std::size_t i = 0; i < d.nodes.size(); ++i)
+        out << "        " << scalar(d.nodes[i]) << (i + 1 < d.nodes.size() ? ",\n" : "\n");
+      out << "      ],\n";
     }
+    out << "      \"reason\": " << scalar(d.reason.str()) << ",\n";
+    out << "      \"t_s\": " << scalar(d.t.value) << "\n    }";
     separator = ",\n";
   }
   out << "\n  ]";

@@ -59,12 +59,23 @@ std::string streamed(void (*write)(std::ostream&, const RunRecord&), const RunRe
 }  // namespace
 
 TEST_CASE("streamed report views are the bytes of the whole-string ones", "[unit][reports]") {
-  for (const RunRecord& r : {tt::testing::sample_record(), waiting_record(), RunRecord{}}) {
+  // Names and reasons to escape, nodes, an empty reason, times without a fraction and with many digits.
+  RunRecord odd = tt::testing::sample_record();
+  odd.decisions.push_back(decision(6000.125, "abandon", "odd \"job\"\n\\name \u00e9", {"n1", "n2", "n3"}, ""));
+  odd.decisions.push_back(decision(0, "node_down", "", {"n\t0"}, "tab\there, <html> & \"quotes\""));
+  odd.decisions.push_back(decision(1.0 / 3.0, "launch", "j", {}, "x"));
+  for (const RunRecord& r : {tt::testing::sample_record(), waiting_record(), odd, RunRecord{}}) {
     CHECK(streamed(write_report_json, r) == report_json(r).dump(2) + "\n");
     CHECK(streamed(write_report_html, r) == report_html(r));
     CHECK(streamed(write_events_jsonl, r) == events_jsonl(r));
     CHECK(streamed(write_decision_log, r) == decision_log_text(r));
   }
+  // events.jsonl replaces bytes that are not UTF-8 (report.json refuses them, both ways).
+  RunRecord bad;
+  bad.decisions.push_back(decision(1, "submit", "bad\xFF", {"n\xFE"}, "x\xC3"));
+  CHECK(streamed(write_events_jsonl, bad) == events_jsonl(bad));
+  CHECK_THROWS(streamed(write_report_json, bad));
+  CHECK_THROWS(report_json(bad).dump(2));
 }
 
 TEST_CASE("report.html's doctor reads a slim record and says what the doctor says from report.json",
