@@ -158,7 +158,7 @@ std::string event_json_line(const LogEvent& e) {
   return j.dump(-1, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
-// event_json_line(log_event(d)) without building the object (a fleet month writes millions of lines).
+// Each decision's line as event_json_line(log_event(d)) writes it, without building the object (a fleet month writes millions of lines).
 void write_events_jsonl(std::ostream& out, const RunRecord& record) {
   auto scalar = [](const ordered_json& v) { return v.dump(-1, ' ', false, ordered_json::error_handler_t::replace); };
   for (const auto& d : record.decisions) {
@@ -170,9 +170,9 @@ void write_events_jsonl(std::ostream& out, const RunRecord& record) {
 }
 
 std::string events_jsonl(const RunRecord& record) {
-  std::string out;
-  for (const auto& d : record.decisions) out += event_json_line(log_event(d));
-  return out;
+  std::ostringstream out;
+  write_events_jsonl(out, record);
+  return out.str();
 }
 
 std::vector<LogEvent> read_events(std::string_view text, const std::string& file) {

@@ -1,6 +1,7 @@
 // The report writers that stream (report.json, report.html, events.jsonl, decisions.txt) give the bytes of their
-// whole-string forms, and the doctor of report.html (diagnose_record: a slim view of the record) says what the doctor
-// says from report.json, on a record whose waiting jobs change reason many times.
+// whole-string forms (events.jsonl: of its lines made from LogEvent objects), and the doctor of report.html
+// (diagnose_record: a slim view of the record) says what the doctor says from report.json, on a record whose waiting
+// jobs change reason many times.
 #include <catch2/catch.hpp>
 #include <sstream>
 
@@ -50,6 +51,13 @@ RunRecord waiting_record() {
   return r;
 }
 
+// events.jsonl line by line from the LogEvent objects (event_json_line), which `traintwin logs --json` prints.
+std::string event_lines(const RunRecord& r) {
+  std::string out;
+  for (const auto& d : r.decisions) out += event_json_line(log_event(d));
+  return out;
+}
+
 std::string streamed(void (*write)(std::ostream&, const RunRecord&), const RunRecord& r) {
   std::ostringstream os;
   write(os, r);
@@ -67,13 +75,14 @@ TEST_CASE("streamed report views are the bytes of the whole-string ones", "[unit
   for (const RunRecord& r : {tt::testing::sample_record(), waiting_record(), odd, RunRecord{}}) {
     CHECK(streamed(write_report_json, r) == report_json(r).dump(2) + "\n");
     CHECK(streamed(write_report_html, r) == report_html(r));
-    CHECK(streamed(write_events_jsonl, r) == events_jsonl(r));
+    CHECK(streamed(write_events_jsonl, r) == event_lines(r));
+    CHECK(events_jsonl(r) == event_lines(r));
     CHECK(streamed(write_decision_log, r) == decision_log_text(r));
   }
   // events.jsonl replaces bytes that are not UTF-8 (report.json refuses them, both ways).
   RunRecord bad;
   bad.decisions.push_back(decision(1, "submit", "bad\xFF", {"n\xFE"}, "x\xC3"));
-  CHECK(streamed(write_events_jsonl, bad) == events_jsonl(bad));
+  CHECK(streamed(write_events_jsonl, bad) == event_lines(bad));
   CHECK_THROWS(streamed(write_report_json, bad));
   CHECK_THROWS(report_json(bad).dump(2));
 }
