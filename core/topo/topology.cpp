@@ -8,6 +8,7 @@
 #include <boost/graph/push_relabel_max_flow.hpp>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -275,42 +276,65 @@ struct Topology::HopCache {
 
   // An NVSwitch is reached only through its GPUs, and each of them only from its other neighbours (its NICs' leaves):
   // every shortest path from outside the node ends leaf, GPU, NVSwitch. So the NVSwitch's distances are 2 + the least
-  // of those leaves' (1 for its GPUs, 0 for itself), composed from their tables instead of a search of its own: 2,048
-  // of the ~2,300 searches of a 16,384-GPU rail-optimized plan. Leaves and spines are searched; so is an NVSwitch
-  // with a neighbour that is not a GPU, or a GPU with a neighbour that is a GPU, an NVSwitch or the storage target.
-  bool compose(const Topology& t, VertexId to, std::vector<std::uint8_t>& dist) {
+  // of those leaves' (1 for its GPUs, 0 for itself), read from their tables (the least of several kept once per set
+  // of leaves: a rail-optimized group's nodes share theirs) instead of a search and a table of its own: 2,048 of the
+  // ~2,300 destinations of a 16,384-GPU rail-optimized plan. Leaves and spines are searched; so is an NVSwitch with a
+  // neighbour that is not a GPU, or a GPU with a neighbour that is a GPU, an NVSwitch or the storage target.
+  struct Composed {
+    const std::uint8_t* base = nullptr;  // the least of the leaves' tables
+  };
+  std::unordered_map<VertexId, std::optional<Composed>> composed_by_switch;  // nullopt: searched instead
+  std::map<std::vector<VertexId>, std::vector<std::uint8_t>> least_of_leaves;
+  static constexpr VertexId kNoOwner = std::numeric_limits<VertexId>::max();
+  std::vector<VertexId> owner;  // by vertex: the composed NVSwitch of its node (its GPUs and itself), else kNoOwner
+
+  const Composed* composed(const Topology& t, VertexId to) {
     const TopoGraph& g = t.graph_;
-    if (g[to].kind != VertexKind::NvSwitch) return false;
+    if (g[to].kind != VertexKind::NvSwitch) return nullptr;
+    auto [it, fresh] = composed_by_switch.try_emplace(to);
+    if (!fresh) return it->second ? &*it->second : nullptr;
     std::vector<VertexId> gpus, outer;
     for (auto [e, end] = boost::out_edges(to, g); e != end; ++e) {
       const VertexId gpu = boost::target(*e, g);
-      if (g[gpu].kind != VertexKind::Gpu) return false;
+      if (g[gpu].kind != VertexKind::Gpu) return nullptr;
       gpus.push_back(gpu);
       for (auto [f, fend] = boost::out_edges(gpu, g); f != fend; ++f) {
         const VertexId u = boost::target(*f, g);
         if (u == to) continue;
         const VertexKind k = g[u].kind;
-        if (k == VertexKind::Gpu || k == VertexKind::NvSwitch || k == VertexKind::Storage) return false;
+        if (k == VertexKind::Gpu || k == VertexKind::NvSwitch || k == VertexKind::Storage) return nullptr;
         outer.push_back(u);
       }
     }
     std::sort(outer.begin(), outer.end());
     outer.erase(std::unique(outer.begin(), outer.end()), outer.end());
-    if (outer.empty()) return false;
-    dist = table(t, outer[0]);  // leaves: searched, never composed
-    const std::size_t n = dist.size();
-    std::uint8_t* out = dist.data();
-    for (std::size_t i = 1; i < outer.size(); ++i) {  // one table at a time: loops the compiler vectorizes
-      const std::uint8_t* d = table(t, outer[i]).data();
-      for (std::size_t v = 0; v < n; ++v) out[v] = std::min(out[v], d[v]);
+    if (outer.empty()) return nullptr;
+    Composed c;
+    if (outer.size() == 1) {
+      c.base = table(t, outer[0]).data();  // leaves: searched, never composed
+    } else {
+      auto [least, made] = least_of_leaves.try_emplace(outer);
+      if (made) {
+        std::vector<std::uint8_t>& out = least->second;
+        out = table(t, outer[0]);
+        const std::size_t n = out.size();
+        for (std::size_t i = 1; i < outer.size(); ++i) {  // one table at a time: loops the compiler vectorizes
+          const std::uint8_t* d = table(t, outer[i]).data();
+          for (std::size_t v = 0; v < n; ++v) out[v] = std::min(out[v], d[v]);
+        }
+      }
+      c.base = least->second.data();
     }
+    // A GPU of the node is 3 hops + the leaves' least from outside: the deepest finite distance + 3 must stay a byte.
+    const std::size_t n = boost::num_vertices(g);
     std::uint8_t top = 0;  // the deepest distance + 1 (kFar wraps to 0): a max the compiler vectorizes
-    for (std::size_t v = 0; v < n; ++v) top = std::max(top, static_cast<std::uint8_t>(out[v] + 1));
-    if (top + 1 >= kFar) too_deep(t, to);  // deepest + 2 would reach kFar
-    for (std::size_t v = 0; v < n; ++v) out[v] = out[v] == kFar ? kFar : static_cast<std::uint8_t>(out[v] + 2);
-    for (VertexId gpu : gpus) dist[gpu] = 1;
-    dist[to] = 0;
-    return true;
+    for (std::size_t v = 0; v < n; ++v) top = std::max(top, static_cast<std::uint8_t>(c.base[v] + 1));
+    if (top + 2 >= kFar) too_deep(t, to);
+    if (owner.empty()) owner.assign(n, kNoOwner);  // once: HopDistances keep pointers into it
+    owner[to] = to;
+    for (VertexId gpu : gpus) owner[gpu] = to;
+    it->second = c;
+    return &*it->second;
   }
 
   [[noreturn]] static void too_deep(const Topology& t, VertexId to) {
@@ -323,7 +347,6 @@ struct Topology::HopCache {
     std::vector<std::uint8_t>& out = it->second;
     if (!fresh) return out;
     const TopoGraph& g = t.graph_;
-    if (compose(t, to, out)) return out;
     std::vector<std::uint16_t>& dist = wide;
     dist.assign(boost::num_vertices(g), kUnreachable);
     dist[to] = 0;
@@ -351,9 +374,19 @@ struct Topology::HopCache {
 
 Topology::HopDistances Topology::hops_to(VertexId to) const {
   if (!hop_cache_) hop_cache_ = std::make_shared<HopCache>();
-  std::lock_guard lock(hop_cache_->mutex);
+  HopCache& cache = *hop_cache_;
+  std::lock_guard lock(cache.mutex);
   HopDistances h;
   h.to_ = to;
+  // Distances from outside a composed NVSwitch's node: 2 + its leaves' least; its GPUs are 1 hop from it.
+  auto through_switch = [&](VertexId sw, const HopCache::Composed& c, std::uint8_t add) {
+    h.owner_ = cache.owner.data();
+    h.switch_ = sw;
+    h.switch_hops_ = add == 2 ? 0 : 1;
+    h.gpu_hops_ = add == 2 ? 1 : 2;
+    h.via_[h.count_] = c.base;
+    h.add_[h.count_++] = add;
+  };
   if (graph_[to].kind == VertexKind::Gpu) {  // through its neighbours' tables when they are few switches
     std::array<VertexId, HopDistances::kMaxVia> via{};
     int count = 0;
@@ -365,15 +398,23 @@ Topology::HopDistances Topology::hops_to(VertexId to) const {
       if (shared) via[count++] = u;
     }
     if (shared) {
-      for (int i = 0; i < count; ++i) h.via_[i] = hop_cache_->table(*this, via[i]).data();
-      h.count_ = count;
-      h.step_ = 1;
+      for (int i = 0; i < count; ++i) {
+        if (const HopCache::Composed* c = cache.composed(*this, via[i])) {
+          through_switch(via[i], *c, 3);
+          continue;
+        }
+        h.via_[h.count_] = cache.table(*this, via[i]).data();
+        h.add_[h.count_++] = 1;
+      }
       return h;
     }
   }
-  h.via_[0] = hop_cache_->table(*this, to).data();
+  if (const HopCache::Composed* c = cache.composed(*this, to)) {
+    through_switch(to, *c, 2);
+    return h;
+  }
+  h.via_[0] = cache.table(*this, to).data();
   h.count_ = 1;
-  h.step_ = 0;
   return h;
 }
 

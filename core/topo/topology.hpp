@@ -111,19 +111,25 @@ class Topology {
   // flows given different spreads are spread over parallel spines). spread == 0 gives path().
   Path ecmp_path(VertexId from, VertexId to, std::uint64_t spread) const;
   // Hop distance of every vertex to `to` (kUnreachable when none), never through the storage target unless it is
-  // `to`. A breadth-first search (Boost.Graph) gives a table per switch or storage destination (an NVSwitch whose GPUs
-  // reach out only through leaves gets its table composed from theirs), a byte per vertex, computed once and cached
-  // (shared by copies; the graph never changes once built). A GPU is reached only through its neighbours (its
-  // NVSwitch, its NIC's leaf), so its distances are 1 + the least of theirs: GPU destinations share their switches'
-  // tables instead of a search and a table each (16,640 GPUs share 2,600 switches' tables in bench_flagship).
+  // `to`. A breadth-first search (Boost.Graph) gives a table per switch or storage destination, a byte per vertex,
+  // computed once and cached (shared by copies; the graph never changes once built). A GPU is reached only through its
+  // neighbours (its NVSwitch, its NIC's leaf), so its distances are 1 + the least of theirs: GPU destinations read their
+  // switches' tables instead of a search and a table each (16,640 GPUs share 2,600 switches' tables in
+  // bench_flagship). An NVSwitch whose GPUs reach out only through leaves is reached from outside its node through
+  // those leaves: 2 + the least of their tables, kept once per set of leaves (a rail-optimized group's nodes share one:
+  // 64 tables instead of 2,048 at 16,384 GPUs), its own node's GPUs at 1.
   static constexpr std::uint16_t kUnreachable = 0xffff;
   class HopDistances {
    public:
     std::uint16_t operator[](VertexId v) const {
       if (v == to_) return 0;
-      std::uint8_t least = kFar;
-      for (int i = 0; i < count_; ++i) least = std::min(least, via_[i][v]);
-      return least == kFar ? kUnreachable : static_cast<std::uint16_t>(least + step_);
+      if (owner_ != nullptr && owner_[v] == switch_) return v == switch_ ? switch_hops_ : gpu_hops_;
+      unsigned least = kUnreachable;
+      for (int i = 0; i < count_; ++i) {
+        const unsigned d = via_[i][v];
+        if (d != kFar) least = std::min(least, d + add_[i]);
+      }
+      return static_cast<std::uint16_t>(least);
     }
     static constexpr std::uint8_t kFar = 0xff;  // unreachable, in a table (a byte per vertex)
 
@@ -132,8 +138,12 @@ class Topology {
     static constexpr int kMaxVia = 4;  // a GPU with more neighbours gets a table of its own
     VertexId to_ = 0;
     int count_ = 0;
-    std::uint16_t step_ = 0;  // 1 through neighbours' tables, 0 from `to`'s own table
     std::array<const std::uint8_t*, kMaxVia> via_{};
+    std::array<std::uint8_t, kMaxVia> add_{};  // hops added to each table's
+    // The node of a composed NVSwitch (above): its vertices (owner_[v] == switch_) are switch_hops_ and gpu_hops_ away.
+    const VertexId* owner_ = nullptr;
+    VertexId switch_ = 0;
+    std::uint16_t switch_hops_ = 0, gpu_hops_ = 0;
   };
   HopDistances hops_to(VertexId to) const;
   // Sum of the latencies along a path, and its narrowest link.
