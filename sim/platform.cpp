@@ -417,3 +417,13 @@ std::vector<int> Platform::node_cables(int node) const {
 }
 
 }  // namespace tt::sim
+
+// jemalloc, linked with the simulation (CMakeLists.txt), reads its options from this symbol. SimGrid gives each actor a
+// stack of its own and frees it when the actor ends, thousands of times a simulated day; by default jemalloc hands
+// freed pages back to the kernel after 10 s (madvise) and the next stacks fault them in again, zeroed: 6% of the
+// 16,384-GPU month went to madvise alone. Freed pages are kept for reuse instead (the process stays at its high-water
+// mark of resident memory, which is what peak RSS measures anyway).
+extern "C" {
+extern const char* malloc_conf;
+const char* malloc_conf = "dirty_decay_ms:-1";
+}
