@@ -556,7 +556,11 @@ class JobActor {
     if (r_.load_pace == t) return;
     stop_load();
     if (r_.links.empty()) return;
-    w_.platform.reserve(r_.links, r_.link_bytes, t, r_.link_pairs, +1);
+    r_.load_bytes = r_.link_bytes;
+    if (r_.busy.size() == r_.shared.size())  // measured: its bursts are known (World::steady_share)
+      for (std::size_t i = 0; i < r_.links.size(); ++i)
+        r_.load_bytes[i] *= w_.steady_share(r_, static_cast<std::size_t>(r_.link_shared[i]), t);
+    w_.platform.reserve(r_.links, r_.load_bytes, t, r_.link_pairs, +1);
     for (const auto& [node, bytes] : r_.nic_bytes) {
       w_.ff_node_rate[node] += bytes / t;
       ++w_.ff_node_jobs[node];

@@ -68,6 +68,8 @@ struct JobRun {
   std::vector<int> links;                  // directional shared cables its iteration flows cross (its fast-forward load)
   std::vector<double> link_bytes;          // ... the bytes of one iteration on each
   std::vector<int> link_pairs;             // ... the GPU pairs whose flows cross each
+  std::vector<int> link_shared;            // ... the index in `shared` of each one's SimGrid link
+  std::vector<double> load_bytes;          // ... the bytes its fast-forward load sets aside per iteration on each
   // The SimGrid links of those cables (Platform::link_count() numbers: a bond's members share one), which its flows
   // share with other jobs' (World::link_load).
   std::vector<int> shared;

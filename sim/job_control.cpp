@@ -10,7 +10,7 @@ namespace tt::sim {
 
 void stop_load(World& w, JobRun& r) {
   if (r.load_pace <= 0) return;
-  w.platform.reserve(r.links, r.link_bytes, r.load_pace, r.link_pairs, -1);
+  w.platform.reserve(r.links, r.load_bytes, r.load_pace, r.link_pairs, -1);
   for (const auto& [node, bytes] : r.nic_bytes)
     w.ff_node_rate[node] = --w.ff_node_jobs[node] == 0 ? 0.0 : w.ff_node_rate[node] - bytes / r.load_pace;
   r.load_pace = 0;

@@ -81,6 +81,10 @@ void compile_footprint(World& w, JobRun& r) {
     r.shared.push_back(link);
     r.shared_bytes.push_back(bytes);
   }
+  for (int link : r.links) {
+    const int id = w.platform.link_id(link);
+    r.link_shared.push_back(static_cast<int>(std::lower_bound(r.shared.begin(), r.shared.end(), id) - r.shared.begin()));
+  }
   const int site = l.gpus.empty() ? 0 : topo.nodes()[l.gpus[0] / topo.gpus_per_node()].site;  // a job's first rank's
   if (sg4::Host* storage = w.platform.storage_of_site(site))
     for (int gpu : l.plan.checkpoint_writers) {

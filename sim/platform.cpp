@@ -394,6 +394,7 @@ std::uint64_t Platform::generation() const { return impl_->generation; }
 
 sg4::Link* Platform::link(int cable, bool forward) const { return impl_->links.at(cable)[forward ? 0 : 1]; }
 int Platform::link_count() const { return impl_->link_count; }
+int Platform::link_id(int link) const { return impl_->link_ids.at(static_cast<std::size_t>(link / 2))[link % 2]; }
 double Platform::bandwidth(int link_id) const { return impl_->bandwidth[static_cast<std::size_t>(link_id)]; }
 long long Platform::routes_kept() const { return static_cast<long long>(impl_->routes.size()); }
 std::size_t Platform::route_index_bytes() const { return impl_->index.bytes(); }

@@ -89,6 +89,8 @@ class Platform {
   simgrid::s4u::Link* link(int cable, bool forward) const;
   // SimGrid links are numbered 0 .. link_count() - 1 (Route::link_ids): a bond's members share their links' numbers.
   int link_count() const;
+  // The number of directional link `link` (2 x cable + 1 when crossed target -> source; reserve()).
+  int link_id(int link) const;
   // The bandwidth of the link numbered `link_id` now and whether it is on: its SimGrid link's, kept beside it.
   double bandwidth(int link_id) const;
   // ... and what it would be with nothing reserved on it: its cable's (or its bond's members that are up) bandwidth

@@ -77,6 +77,15 @@ bool World::has_room(const JobRun& r, const std::vector<double>& peak) const {
   return true;
 }
 
+double World::steady_share(const JobRun& r, std::size_t i, double t) const {
+  if (i >= r.busy.size() || t <= 0) return 1.0;
+  const double p = r.busy[i], average = r.shared_bytes[i] / t, c = platform.capacity(r.shared[i]);
+  if (!(p > 0 && p < 1) || average <= 0 || c <= 0) return 1.0;
+  const double rate = std::min(average / p, c);
+  const double steady = c - 1.0 / (p / std::max(c - rate, c / 2) + (1 - p) / c);
+  return std::clamp(steady / average, 0.0, 1.0);
+}
+
 void World::measuring(JobRun& r, bool on) {
   if (r.measuring == on) return;
   r.measuring = on;
