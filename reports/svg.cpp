@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -181,22 +182,67 @@ std::string gantt_svg(const RunRecord& r, const Timeline& tl, const std::vector<
   }
   os << time_axis(ts, top, bottom);
 
-  y0 = top;
-  for (const auto& row : tl.nodes) {
-    const double row_h = row.lanes * lane_h;
+  // Fleet view: an attempt on consecutive rows of one lane each is one bar over them, titled with its first and last
+  // node (a 512-GPU job on 64 nodes: one element instead of 64). span[row][bar]: the rows the bar covers, 0 when a bar
+  // of a row above covers it. Out-of-service stripes are drawn first, so that a bar over several rows stays on top.
+  std::vector<std::vector<int>> span;
+  if (queue_of_job) {
+    span.resize(tl.nodes.size());
+    std::map<std::pair<int, int>, std::vector<std::pair<std::size_t, std::size_t>>> by_attempt;  // rows in order
+    for (std::size_t i = 0; i < tl.nodes.size(); ++i) {
+      span[i].assign(tl.nodes[i].bars.size(), 1);
+      for (std::size_t b = 0; b < tl.nodes[i].bars.size(); ++b)
+        by_attempt[{tl.nodes[i].bars[b].job, tl.nodes[i].bars[b].segment}].push_back({i, b});
+    }
+    for (const auto& [attempt, list] : by_attempt)
+      for (std::size_t k = 0; k < list.size();) {
+        const NodeBar& first = tl.nodes[list[k].first].bars[list[k].second];
+        std::size_t m = k + 1;
+        if (tl.nodes[list[k].first].lanes == 1)
+          for (; m < list.size() && list[m].first == list[m - 1].first + 1 && tl.nodes[list[m].first].lanes == 1; ++m) {
+            const NodeBar& next = tl.nodes[list[m].first].bars[list[m].second];
+            if (next.start != first.start || next.end != first.end) break;
+          }
+        span[list[k].first][list[k].second] = static_cast<int>(m - k);
+        for (std::size_t j = k + 1; j < m; ++j) span[list[j].first][list[j].second] = 0;
+        k = m;
+      }
+  }
+  auto down_stripes = [&](const NodeRow& row, double y, double row_h) {
     for (const auto& d : row.down)
-      os << "<rect x=\"" << n(ts.x(d.start)) << "\" y=\"" << n(y0) << "\" width=\""
+      os << "<rect x=\"" << n(ts.x(d.start)) << "\" y=\"" << n(y) << "\" width=\""
          << n(std::max(1.0, ts.x(d.end) - ts.x(d.start))) << "\" height=\"" << n(row_h)
          << "\" fill=\"url(#down)\" class=\"down\"><title>" << esc(row.name) << " out of service from " << when(d.start)
          << (d.end < tl.end ? " to " + when(d.end) : std::string(" to the end")) << "</title></rect>";
-    for (const auto& bar : row.bars) {
+  };
+  if (queue_of_job) {
+    y0 = top;
+    for (const auto& row : tl.nodes) {
+      down_stripes(row, y0, row.lanes * lane_h);
+      y0 += row.lanes * lane_h;
+    }
+  }
+
+  y0 = top;
+  for (std::size_t i = 0; i < tl.nodes.size(); ++i) {
+    const NodeRow& row = tl.nodes[i];
+    const double row_h = row.lanes * lane_h;
+    if (!queue_of_job) down_stripes(row, y0, row_h);
+    for (std::size_t b = 0; b < row.bars.size(); ++b) {
+      const NodeBar& bar = row.bars[b];
+      const int rows = queue_of_job ? span[i][b] : 1;
+      if (rows == 0) continue;
       const JobRecord& job = r.jobs[bar.job];
       const Segment& seg = job.segments[bar.segment];
       const double x0 = ts.x(bar.start), x1 = std::max(ts.x(bar.end), x0 + 1);
-      const double by = y0 + bar.lane * lane_h + (lane_h >= 12 ? 2 : 1), bh = lane_h - (lane_h >= 12 ? 4 : 2);
+      const double by = y0 + bar.lane * lane_h + (lane_h >= 12 ? 2 : 1);
+      const double bh = (rows - 1) * lane_h + lane_h - (lane_h >= 12 ? 4 : 2);  // rows > 1: one lane each
       const std::string color = queue_of_job ? queue_color((*queue_of_job)[bar.job]) : job_color(bar.job);
       std::string label = job.name + (seg.attempt > 0 ? " \u21bb" + std::to_string(seg.attempt) : std::string());
-      os << "<g class=\"bar\"><title>" << esc(job.name) << " attempt " << seg.attempt + 1 << " on " << esc(row.name)
+      const std::string where = rows == 1 ? esc(row.name)
+                                          : esc(row.name) + " \u2013 " + esc(tl.nodes[i + rows - 1].name) + " (" +
+                                                std::to_string(rows) + " nodes)";
+      os << "<g class=\"bar\"><title>" << esc(job.name) << " attempt " << seg.attempt + 1 << " on " << where
          << ": " << when(bar.start) << " \u2013 " << when(bar.end) << " (" << esc(seg.outcome) << "), iterations "
          << seg.start_iteration << " \u2192 " << seg.reached_iteration << "</title>";
       os << "<rect x=\"" << n(x0) << "\" y=\"" << n(by) << "\" width=\"" << n(x1 - x0) << "\" height=\"" << n(bh)

@@ -121,3 +121,30 @@ TEST_CASE("fleet: the page's decision log leaves out the waiting jobs' reason ch
   CHECK(count(page, "reason number 0") == 1);
   CHECK(count(page, "a waiting job's new reason") == 0);
 }
+
+TEST_CASE("fleet: an attempt on consecutive nodes is one Gantt bar naming its first and last node", "[reports][fleet]") {
+  auto r = tt::testing::fleet_record(60);
+  // job-1 on four nodes of its own (after n0 ... n95 in natural order, one lane each); job-2 on two nodes with a gap.
+  r.jobs[1].segments[0].nodes = {"x0", "x1", "x2", "x3"};
+  r.jobs[2].segments[0].nodes = {"y0", "y2"};
+  r.jobs[3].segments[0].nodes = {"y1"};
+  r.jobs[3].segments[0].start = r.jobs[2].segments[0].start + tt::Seconds(60);  // between y0 and y2, not the same bar
+  const std::string html = tt::report_html(r);
+  CHECK(count(html, "<g class=\"bar\"><title>job-1 attempt 1 on x0 \u2013 x3 (4 nodes): ") == 1);
+  CHECK(count(html, "<g class=\"bar\"><title>job-1 attempt") == 1);
+  CHECK(count(html, "<g class=\"bar\"><title>job-2 attempt 1 on y0: ") == 1);
+  CHECK(count(html, "<g class=\"bar\"><title>job-2 attempt 1 on y2: ") == 1);
+  // The bar spans its four rows: three lanes more than a bar of one row.
+  const auto at = html.find("<g class=\"bar\"><title>job-1 attempt 1 on x0");
+  const auto rect = html.substr(html.find("<rect", at), 120);
+  const auto one = html.substr(html.find("<rect", html.find("<g class=\"bar\"><title>job-2 attempt 1 on y0")), 120);
+  auto height = [](const std::string& s) {
+    const auto p = s.find("height=\"") + 8;
+    return std::stod(s.substr(p, s.find('"', p) - p));
+  };
+  const double lane = height(one) + 2;  // a bar leaves 1 px above and below below 12 px a lane (here ~8.7)
+  CHECK(height(rect) == Approx(4 * lane - 2).margin(0.3));  // heights are printed to a tenth
+  // A small run's page keeps a bar per node.
+  auto small = tt::testing::busy_record();
+  CHECK(tt::report_html(small).find(" nodes): ") == std::string::npos);
+}
