@@ -163,6 +163,9 @@ std::string describe(const std::exception_ptr& e) {
 }  // namespace
 
 RunStats run(const Scenario& scenario, Controller& controller, const RunOptions& options) {
+  struct Release {  // last, after the world and the platform are gone
+    ~Release() { release_freed_memory(); }
+  } release;
   const auto wall_start = WallClock::now();
   if (!(scenario.sim.horizon.value > 0) || !std::isfinite(scenario.sim.horizon.value))
     throw std::invalid_argument("sim: the horizon must be a positive, finite duration");
