@@ -280,19 +280,17 @@ struct Topology::HopCache {
   // of leaves: a rail-optimized group's nodes share theirs) instead of a search and a table of its own: 2,048 of the
   // ~2,300 destinations of a 16,384-GPU rail-optimized plan. Leaves and spines are searched; so is an NVSwitch with a
   // neighbour that is not a GPU, or a GPU with a neighbour that is a GPU, an NVSwitch or the storage target.
-  struct Composed {
-    const std::uint8_t* base = nullptr;  // the least of the leaves' tables
-  };
-  std::unordered_map<VertexId, std::optional<Composed>> composed_by_switch;  // nullopt: searched instead
+  std::unordered_map<VertexId, const std::uint8_t*> composed_by_switch;  // the least of its leaves' tables; null: searched
   std::map<std::vector<VertexId>, std::vector<std::uint8_t>> least_of_leaves;
   static constexpr VertexId kNoOwner = std::numeric_limits<VertexId>::max();
   std::vector<VertexId> owner;  // by vertex: the composed NVSwitch of its node (its GPUs and itself), else kNoOwner
 
-  const Composed* composed(const Topology& t, VertexId to) {
+  // The least of the leaves' tables for NVSwitch `to`; null when it is searched instead (or is no NVSwitch).
+  const std::uint8_t* composed(const Topology& t, VertexId to) {
     const TopoGraph& g = t.graph_;
     if (g[to].kind != VertexKind::NvSwitch) return nullptr;
-    auto [it, fresh] = composed_by_switch.try_emplace(to);
-    if (!fresh) return it->second ? &*it->second : nullptr;
+    auto [it, fresh] = composed_by_switch.try_emplace(to, nullptr);
+    if (!fresh) return it->second;
     std::vector<VertexId> gpus, outer;
     for (auto [e, end] = boost::out_edges(to, g); e != end; ++e) {
       const VertexId gpu = boost::target(*e, g);
@@ -309,9 +307,9 @@ struct Topology::HopCache {
     std::sort(outer.begin(), outer.end());
     outer.erase(std::unique(outer.begin(), outer.end()), outer.end());
     if (outer.empty()) return nullptr;
-    Composed c;
+    const std::uint8_t* base = nullptr;
     if (outer.size() == 1) {
-      c.base = table(t, outer[0]).data();  // leaves: searched, never composed
+      base = table(t, outer[0]).data();  // leaves: searched, never composed
     } else {
       auto [least, made] = least_of_leaves.try_emplace(outer);
       if (made) {
@@ -323,18 +321,18 @@ struct Topology::HopCache {
           for (std::size_t v = 0; v < n; ++v) out[v] = std::min(out[v], d[v]);
         }
       }
-      c.base = least->second.data();
+      base = least->second.data();
     }
     // A GPU of the node is 3 hops + the leaves' least from outside: the deepest finite distance + 3 must stay a byte.
     const std::size_t n = boost::num_vertices(g);
     std::uint8_t top = 0;  // the deepest distance + 1 (kFar wraps to 0): a max the compiler vectorizes
-    for (std::size_t v = 0; v < n; ++v) top = std::max(top, static_cast<std::uint8_t>(c.base[v] + 1));
+    for (std::size_t v = 0; v < n; ++v) top = std::max(top, static_cast<std::uint8_t>(base[v] + 1));
     if (top + 2 >= kFar) too_deep(t, to);
     if (owner.empty()) owner.assign(n, kNoOwner);  // once: HopDistances keep pointers into it
     owner[to] = to;
     for (VertexId gpu : gpus) owner[gpu] = to;
-    it->second = c;
-    return &*it->second;
+    it->second = base;
+    return base;
   }
 
   [[noreturn]] static void too_deep(const Topology& t, VertexId to) {
@@ -378,13 +376,14 @@ Topology::HopDistances Topology::hops_to(VertexId to) const {
   std::lock_guard lock(cache.mutex);
   HopDistances h;
   h.to_ = to;
-  // Distances from outside a composed NVSwitch's node: 2 + its leaves' least; its GPUs are 1 hop from it.
-  auto through_switch = [&](VertexId sw, const HopCache::Composed& c, std::uint8_t add) {
+  // Through a composed NVSwitch `sw` that is `to` itself (add 2) or its neighbour (add 3): from outside its node,
+  // `add` + its leaves' least; `sw` is add - 2 hops from `to`, the node's GPUs add - 1.
+  auto through_switch = [&](VertexId sw, const std::uint8_t* base, std::uint8_t add) {
     h.owner_ = cache.owner.data();
     h.switch_ = sw;
-    h.switch_hops_ = add == 2 ? 0 : 1;
-    h.gpu_hops_ = add == 2 ? 1 : 2;
-    h.via_[h.count_] = c.base;
+    h.switch_hops_ = static_cast<std::uint16_t>(add - 2);
+    h.gpu_hops_ = static_cast<std::uint16_t>(add - 1);
+    h.via_[h.count_] = base;
     h.add_[h.count_++] = add;
   };
   if (graph_[to].kind == VertexKind::Gpu) {  // through its neighbours' tables when they are few switches
@@ -399,8 +398,8 @@ Topology::HopDistances Topology::hops_to(VertexId to) const {
     }
     if (shared) {
       for (int i = 0; i < count; ++i) {
-        if (const HopCache::Composed* c = cache.composed(*this, via[i])) {
-          through_switch(via[i], *c, 3);
+        if (const std::uint8_t* base = cache.composed(*this, via[i])) {
+          through_switch(via[i], base, 3);
           continue;
         }
         h.via_[h.count_] = cache.table(*this, via[i]).data();
@@ -409,8 +408,8 @@ Topology::HopDistances Topology::hops_to(VertexId to) const {
       return h;
     }
   }
-  if (const HopCache::Composed* c = cache.composed(*this, to)) {
-    through_switch(to, *c, 2);
+  if (const std::uint8_t* base = cache.composed(*this, to)) {
+    through_switch(to, base, 2);
     return h;
   }
   h.via_[0] = cache.table(*this, to).data();
