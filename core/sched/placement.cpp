@@ -30,17 +30,14 @@ int take_whole_nodes(const ClusterState& state, int group, int count, std::vecto
 }
 
 PendingReason sub_node_failure(const ClusterState& state, int gpus) {
+  if (state.total_free_gpus() < gpus) return capacity_shortfall(state, gpus);
   PendingReason r;
   r.gpus_per_node = state.gpus_per_node();
   r.a = gpus;
   r.b = state.total_free_gpus();
-  if (state.total_free_gpus() >= gpus) {
-    r.kind = WaitKind::Fragmentation;
-    r.c = state.nodes_with_any_free();
-    r.d = state.max_free_on_a_node();
-  } else {
-    r.kind = WaitKind::Capacity;
-  }
+  r.kind = WaitKind::Fragmentation;
+  r.c = state.nodes_with_any_free();
+  r.d = state.max_free_on_a_node();
   return r;
 }
 
@@ -49,18 +46,12 @@ PendingReason whole_node_shortage(const ClusterState& state, int gpus, int nodes
   PendingReason r;
   r.gpus_per_node = state.gpus_per_node();
   if (state.whole_free_nodes() >= nodes_needed) return r;
+  if (state.total_free_gpus() < gpus) return capacity_shortfall(state, gpus);
   r.a = gpus;
-  if (state.total_free_gpus() >= gpus) {
-    r.kind = WaitKind::Fragmentation;
-    r.b = state.total_free_gpus();
-    r.c = state.nodes_with_any_free();
-    r.d = state.whole_free_nodes();
-  } else {
-    r.kind = WaitKind::Capacity;
-    r.b = state.whole_free_nodes();
-    r.c = nodes_needed;
-    r.d = state.total_free_gpus();
-  }
+  r.kind = WaitKind::Fragmentation;
+  r.b = state.total_free_gpus();
+  r.c = state.nodes_with_any_free();
+  r.d = state.whole_free_nodes();
   return r;
 }
 
@@ -106,6 +97,21 @@ PendingReason range_shortage(const ClusterState& state, int gpus) {
 }
 
 }  // namespace
+
+PendingReason capacity_shortfall(const ClusterState& state, int gpus) {
+  PendingReason r;
+  r.kind = WaitKind::Capacity;
+  r.gpus_per_node = state.gpus_per_node();
+  r.a = gpus;
+  if (gpus <= r.gpus_per_node) {
+    r.b = state.total_free_gpus();
+  } else {
+    r.b = state.whole_free_nodes();
+    r.c = gpus / r.gpus_per_node;
+    r.d = state.total_free_gpus();
+  }
+  return r;
+}
 
 PlacementOutcome PackPlacement::place(const ClusterState& state, const PlacementRequest& req) const {
   const int gpn = state.gpus_per_node();

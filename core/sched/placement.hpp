@@ -29,6 +29,10 @@ struct PlacementOutcome {
   PendingReason why;      // Capacity, Fragmentation or Topology when empty
 };
 
+// What every policy says when fewer GPUs are free than asked, in any range: Capacity, with the free GPUs (whole nodes
+// and GPUs for a job of whole nodes). Scheduler::pass_over writes it for a job it finds in that state.
+PendingReason capacity_shortfall(const ClusterState& state, int gpus);
+
 class PlacementPolicy {
  public:
   virtual ~PlacementPolicy() = default;

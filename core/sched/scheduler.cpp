@@ -152,7 +152,6 @@ ScheduleResult Scheduler::schedule(Seconds now, ClusterState& cluster) {
   const int nq = static_cast<int>(pending_.size());
   p.strict_blocked.assign(nq, -1);
   p.preempt_failed.resize(nq);
-  p.quota_wall.resize(nq);
   p.facts.resize(nq);
   for (int q = 0; q < nq; ++q) {
     Pass::QueueFacts& f = p.facts[static_cast<std::size_t>(q)];
@@ -194,14 +193,14 @@ ScheduleResult Scheduler::schedule(Seconds now, ClusterState& cluster) {
       std::pop_heap(heap.begin(), heap.end(), later);
       Head h = heap.back();
       heap.pop_back();
-      if (quiet_wait(*h.it, h.queue, !borrowing_round, p)) {
+      if (pass_over(*h.it, h.queue, !borrowing_round, p)) {
         // Nothing to do for it, nor for the jobs of its queue after it that are as quiet and come before any other
         // queue's next job (one examined between could lower the usage with a preemption).
         const auto& list = pending_[h.queue];
         Head next{nullptr, h.index + 1, h.queue};
         for (; next.index < list.size(); ++next.index) {
           next.it = &list[next.index];
-          if ((!heap.empty() && later(next, heap.front())) || !quiet_wait(*next.it, h.queue, !borrowing_round, p))
+          if ((!heap.empty() && later(next, heap.front())) || !pass_over(*next.it, h.queue, !borrowing_round, p))
             break;
         }
         if (next.index < list.size()) {
@@ -356,12 +355,11 @@ void Scheduler::examine(int job, Pass& p) {
     return wait(job, why, p);
   }
   if (!quota_.fits(usage_, q, g)) {
-    Pass::Wall& w = p.quota_wall[q];
-    if (w.epoch != p.quota_epoch || g < w.gpus) w = {g, p.quota_epoch};
     if (try_preempt(job, p)) return;
     // Still waiting for quota: nothing to report, and its numbers are read from the quota when asked (reason()); or
     // preempted by a job still running, as it says already.
-    if (quiet_[static_cast<std::size_t>(job)] && !strict_[q]) return;
+    const char quiet = quiet_[static_cast<std::size_t>(job)];
+    if ((quiet == kQuotaQuiet || quiet == kPreemptedQuiet) && !strict_[q]) return;
     return wait(job, quota_.why_not(usage_, q, g), p);
   }
   if (p.blocker >= 0) {
@@ -378,10 +376,7 @@ void Scheduler::examine(int job, Pass& p) {
   if (try_preempt(job, p)) return;
   PendingReason why = placed.why;
   if (outlives && !p.shadow.empty() && g <= p.cluster->total_free_gpus() + static_cast<int>(p.shadow.size())) {
-    why = PendingReason{};
-    why.kind = WaitKind::Reservation;
-    why.job = reservation_->job;
-    why.until = reservation_->start;
+    why = reservation_reason();
   } else if (!options_.backfill) {
     p.blocker = job;
   } else if (!reservation_) {

@@ -170,12 +170,34 @@ class Scheduler {
     const Job& x = jobs_[job];
     return {-x.spec.priority, x.spec.gpus, x.order, job, x.enqueued};
   }
-  bool quiet_wait(const Key& k, int queue, bool first_round, const Pass& p) const;
-  void set_quiet(int job) {
-    const Job& x = jobs_[job];
-    quiet_[static_cast<std::size_t>(job)] =
-        x.preempted_by < 0 ? x.reason.kind == WaitKind::Quota
-                           : x.reason.kind == WaitKind::Preempted && jobs_[x.preempted_by].state == State::Running;
+  bool pass_over(const Key& k, int queue, bool first_round, Pass& p);
+  // quiet_'s values: the reasons a job may be passed over for (pass_over), reading only quiet_ and its Key.
+  static constexpr char kQuotaQuiet = 1;        // waits for quota
+  static constexpr char kCapacityQuiet = 2;     // waits for capacity
+  static constexpr char kReservationQuiet = 3;  // waits behind the backfill reservation
+  static constexpr char kPreemptedQuiet = 4;    // says it was preempted by a job still running
+  char quiet_kind(const Job& x) const {
+    if (x.preempted_by >= 0)
+      return x.reason.kind == WaitKind::Preempted && jobs_[x.preempted_by].state == State::Running ? kPreemptedQuiet
+                                                                                                   : 0;
+    switch (x.reason.kind) {
+      case WaitKind::Quota:
+        return kQuotaQuiet;
+      case WaitKind::Capacity:
+        return kCapacityQuiet;
+      case WaitKind::Reservation:
+        return kReservationQuiet;
+      default:
+        return 0;
+    }
+  }
+  void set_quiet(int job) { quiet_[static_cast<std::size_t>(job)] = quiet_kind(jobs_[job]); }
+  PendingReason reservation_reason() const {  // behind this pass's reservation
+    PendingReason why;
+    why.kind = WaitKind::Reservation;
+    why.job = reservation_->job;
+    why.until = reservation_->start;
+    return why;
   }
   void advance_usage(Seconds now);
   void settle_pending();  // after a pass: started jobs out, preempted ones in
@@ -218,9 +240,8 @@ class Scheduler {
   std::vector<std::vector<int>> cohort_queues_;  // per queue: the queues of its cohort (itself when in none)
 
   std::vector<Job> jobs_;
-  // Per job: it waits for quota and was not preempted by a job still running, or it was preempted by a job still
-  // running and says so: what wait() would leave as it is when the quota stops it (Job's reason and preempted_by,
-  // kept apart so that a pass can pass over such jobs reading only this and their Key).
+  // Per job: what it waits for, where a pass may find examining it would change nothing (quiet_kind: Job's reason and
+  // preempted_by, kept apart so that a pass can pass over such jobs reading little more than this and their Key).
   std::vector<char> quiet_;
   std::vector<std::vector<int>> victims_of_;  // per job: the jobs it preempted (quiet_ moves as it stops running)
   void stopped_running(int job);             // its victims' quiet_ recomputed

@@ -9,10 +9,16 @@ namespace tt {
 std::string Scheduler::audit(Seconds now, const ClusterState& cluster) const {
   for (std::size_t j = 0; j < jobs_.size(); ++j) {
     const Job& x = jobs_[j];
-    const bool quiet = x.preempted_by < 0
-                           ? x.reason.kind == WaitKind::Quota
-                           : x.reason.kind == WaitKind::Preempted && jobs_[x.preempted_by].state == State::Running;
-    if (x.state == State::Pending && (quiet_[j] != 0) != quiet) return "job " + std::to_string(j) + ": quiet_ stale";
+    char quiet = 0;  // quiet_kind(), recounted
+    if (x.preempted_by >= 0)
+      quiet = x.reason.kind == WaitKind::Preempted && jobs_[x.preempted_by].state == State::Running ? 4 : 0;
+    else if (x.reason.kind == WaitKind::Quota)
+      quiet = 1;
+    else if (x.reason.kind == WaitKind::Capacity)
+      quiet = 2;
+    else if (x.reason.kind == WaitKind::Reservation)
+      quiet = 3;
+    if (x.state == State::Pending && quiet_[j] != quiet) return "job " + std::to_string(j) + ": quiet_ stale";
   }
   const Seconds exempt = options_.preemption_exempt_time;
   std::vector<std::vector<int>> held;  // per list bit: GPUs per node

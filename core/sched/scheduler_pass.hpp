@@ -29,15 +29,6 @@ struct Scheduler::Pass {
     Seconds queued;
   };
   std::vector<std::vector<Failed>> preempt_failed;
-  // Per queue: the fewest GPUs a job of it failed the quota with in this pass, while quota_epoch was `epoch` (a
-  // committed preemption lowers usage and moves quota_epoch; starts only raise usage). A job asking at least as many
-  // fails the quota as well (CohortQuota::fits falls with the GPUs asked).
-  struct Wall {
-    int gpus = 0;
-    std::uint64_t epoch = ~std::uint64_t{0};
-  };
-  std::vector<Wall> quota_wall;
-  std::uint64_t quota_epoch = 0;
   // Per queue, what quiet_wait() reads of its policies, gathered as the pass starts.
   struct QueueFacts {
     bool strict = false;     // StrictFIFO
@@ -57,26 +48,51 @@ struct Scheduler::Scratch {
   std::vector<long long> bound_in;  // search_may_succeed: GPUs per queue
 };
 
-// Whether examining this pending job would do nothing: it fails the quota (a job of its queue asking no more GPUs
-// failed it in this pass, and usage has not fallen since), its preemption search ends before it starts (no
-// preemption for its queue, not eligible, or the pass's record of failed searches, as try_preempt reads it), and it
-// already waits for quota, or for the running job that preempted it, in a queue that is not StrictFIFO (examine's
-// quiet return). In the first round a job that would borrow ends its queue's round, so one asking more than the
-// nominal quota counts. Inline: a pass asks it of every waiting job it passes over.
-inline bool Scheduler::quiet_wait(const Key& k, int q, bool first_round, const Pass& p) const {
-  if (!quiet_[static_cast<std::size_t>(k.job)]) return false;
+// Whether examining this pending job would change nothing but the figures of its reason, in a queue that is not
+// StrictFIFO, its preemption search ending before it starts (no preemption for its queue, not eligible, or the
+// pass's record of failed searches, as try_preempt reads it), and
+// - the quota stops it, and it already waits for quota, or for the running job that preempted it (examine's quiet
+//   return); in the first round a job that would borrow ends its queue's round, so one asking more than the nominal
+//   quota counts; or
+// - it fits the quota (without borrowing in the first round), backfill is on and the pass has made its reservation
+//   (so no job is named as blocking, and none is reserved for), and it asks more GPUs than are free once the backfill
+//   shadow is set for it: placement fails on the count alone, for capacity; examine then names the reservation if
+//   the job would outlive it and the reserved GPUs would make up the rest, capacity otherwise, and this job already
+//   waits for that, or for the running job that preempted it.
+// The second sets the backfill shadow for the job as examine would first (where it is on decides which GPUs later
+// jobs are placed on); examine sets it the same way if the job is examined after all. A job passed over gets the
+// reason it would be given (its figures). Inline: a pass asks it of every waiting job it passes.
+inline bool Scheduler::pass_over(const Key& k, int q, bool first_round, Pass& p) {
+  const char quiet = quiet_[static_cast<std::size_t>(k.job)];
+  if (!quiet) return false;
   const Pass::QueueFacts& f = p.facts[static_cast<std::size_t>(q)];
   if (f.strict) return false;
-  const Pass::Wall& w = p.quota_wall[static_cast<std::size_t>(q)];
-  if (w.epoch != p.quota_epoch || k.gpus < w.gpus) return false;
-  if (first_round && k.gpus > f.nominal) return false;
-  if (!f.searches || k.gpus > f.eligible_max) return true;
-  const int prio = -k.neg_priority;
-  for (const auto& failed : p.preempt_failed[static_cast<std::size_t>(q)])
-    if (failed.gpus <= k.gpus &&
-        ((failed.priority == prio && failed.queued <= k.enqueued) || (failed.priority > prio && !f.threshold)))
-      return true;
-  return false;
+  auto search_ends = [&] {
+    if (!f.searches || k.gpus > f.eligible_max) return true;
+    const int prio = -k.neg_priority;
+    for (const auto& failed : p.preempt_failed[static_cast<std::size_t>(q)])
+      if (failed.gpus <= k.gpus &&
+          ((failed.priority == prio && failed.queued <= k.enqueued) || (failed.priority > prio && !f.threshold)))
+        return true;
+    return false;
+  };
+  if (!quota_.fits(usage_, q, k.gpus)) {
+    if (quiet != kQuotaQuiet && quiet != kPreemptedQuiet) return false;
+    if (first_round && k.gpus > f.nominal) return false;
+    return search_ends();
+  }
+  if (quiet == kQuotaQuiet || !options_.backfill || !reservation_) return false;
+  if (first_round && usage_.used[static_cast<std::size_t>(q)] + k.gpus > f.nominal) return false;
+  if (!search_ends()) return false;
+  const bool outlives = !backfill_.may_use_reserved(p.now + jobs_[k.job].runtime, *reservation_);
+  set_shadow(outlives, p);
+  const long long free = p.cluster->total_free_gpus();
+  if (k.gpus <= free) return false;
+  const bool reserved = outlives && !p.shadow.empty() && k.gpus <= free + static_cast<long long>(p.shadow.size());
+  if (quiet == kPreemptedQuiet) return true;  // wait() names the job that preempted it, as it does already
+  if (quiet != (reserved ? kReservationQuiet : kCapacityQuiet)) return false;
+  jobs_[k.job].reason = reserved ? reservation_reason() : capacity_shortfall(*p.cluster, k.gpus);  // wait()'s figures
+  return true;
 }
 
 }  // namespace tt

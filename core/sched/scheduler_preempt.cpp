@@ -338,7 +338,6 @@ bool Scheduler::try_preempt(int job, Pass& p) {
     victims_of_[static_cast<std::size_t>(job)].push_back(v.job);
     p.result.waits.push_back({v.job, why});
   }
-  ++p.quota_epoch;  // usage fell: the quota walls of this pass no longer hold
   ++content_version_;
   freed_stamp_ = ++stamp_;
   PlacementOutcome placed = place(x, p);

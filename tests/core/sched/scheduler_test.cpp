@@ -187,6 +187,47 @@ TEST_CASE("scheduler: a reservation is reused while nothing it read changed, and
   CHECK(sched.audit(Seconds(50), state) == "");
 }
 
+TEST_CASE("scheduler: a job still asking more GPUs than are free is passed over, with the reason examine would give",
+          "[unit][sched]") {
+  ClusterState state(testing::rail_cluster(4));  // 32 GPUs
+  SchedulerOptions options;
+  options.backfill = true;
+  enum { R1, R2, R3, J, C, S };
+  Scheduler sched({{"q", 64}}, options, {{0, 0, 8}, {0, 0, 8}, {0, 0, 8}, {0, 0, 32}, {0, 0, 24}, {0, 0, 16}});
+  sched.enqueue(R1, Seconds(0), Seconds(100));
+  sched.enqueue(R2, Seconds(0), Seconds(200));
+  sched.enqueue(R3, Seconds(0), Seconds(300));
+  REQUIRE(sched.schedule(Seconds(0), state).starts.size() == 3);  // 8 GPUs left
+  sched.enqueue(J, Seconds(10), Seconds(500));   // holds the reservation (at 300)
+  sched.enqueue(C, Seconds(10), Seconds(150));   // 24 GPUs: more than are free; ends before the reservation
+  sched.enqueue(S, Seconds(10), Seconds(1000));  // 16 GPUs: would outlive the reservation
+  CHECK(sched.schedule(Seconds(10), state).starts.empty());
+  CHECK(sched.examinations() == 3 + 3);
+  CHECK(sched.reason(C).kind == WaitKind::Capacity);
+  CHECK(sched.reason(C).b == 1);  // whole nodes free
+  CHECK(sched.reason(C).d == 8);
+  CHECK(sched.reason(S).kind == WaitKind::Capacity);
+  state.release(sched.gpus(R1));  // 16 free: S now waits behind the reservation, C still for capacity
+  sched.finished(R1, Seconds(100));
+  CHECK(sched.schedule(Seconds(100), state).starts.empty());
+  CHECK(sched.examinations() == 6 + 2);  // J, S; C passed over
+  CHECK(sched.reason(C).kind == WaitKind::Capacity);
+  CHECK(sched.reason(C).b == 2);  // its figures as an examination would give them
+  CHECK(sched.reason(C).d == 16);
+  CHECK(sched.reason(S).kind == WaitKind::Reservation);
+  CHECK(sched.reason(S).until.value == Approx(300));
+  CHECK(sched.audit(Seconds(100), state) == "");
+  sched.set_estimated_end(R3, Seconds(250));  // the reservation moves: S is passed over with its new time
+  state.release(sched.gpus(R2));
+  sched.finished(R2, Seconds(150));
+  CHECK(sched.schedule(Seconds(150), state).starts.empty());
+  CHECK(sched.examinations() == 8 + 2);  // J, C; S passed over
+  CHECK(sched.reason(C).kind == WaitKind::Reservation);  // 24 free with the reserved GPUs; would now end after 250
+  CHECK(sched.reason(S).kind == WaitKind::Reservation);
+  CHECK(sched.reason(S).until.value == Approx(250));
+  CHECK(sched.audit(Seconds(150), state) == "");
+}
+
 TEST_CASE("NVLink domains over 64 GPUs: a node of 72, 130 or 576 GPUs places jobs and keeps its indexes",
           "[unit][sched]") {
   // A node's free GPUs were one 64-bit mask: a 576-GPU node never placed a job, and 72- to 200-GPU nodes gave GPU
