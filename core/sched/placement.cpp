@@ -98,17 +98,17 @@ PendingReason range_shortage(const ClusterState& state, int gpus) {
 
 }  // namespace
 
-PendingReason capacity_shortfall(const ClusterState& state, int gpus) {
+PendingReason capacity_shortfall(int gpus, int gpus_per_node, int whole_free_nodes, int free_gpus) {
   PendingReason r;
   r.kind = WaitKind::Capacity;
-  r.gpus_per_node = state.gpus_per_node();
+  r.gpus_per_node = gpus_per_node;
   r.a = gpus;
-  if (gpus <= r.gpus_per_node) {
-    r.b = state.total_free_gpus();
+  if (gpus <= gpus_per_node) {
+    r.b = free_gpus;
   } else {
-    r.b = state.whole_free_nodes();
-    r.c = gpus / r.gpus_per_node;
-    r.d = state.total_free_gpus();
+    r.b = whole_free_nodes;
+    r.c = gpus / gpus_per_node;
+    r.d = free_gpus;
   }
   return r;
 }

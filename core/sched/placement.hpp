@@ -30,8 +30,11 @@ struct PlacementOutcome {
 };
 
 // What every policy says when fewer GPUs are free than asked, in any range: Capacity, with the free GPUs (whole nodes
-// and GPUs for a job of whole nodes). Scheduler::pass_over writes it for a job it finds in that state.
-PendingReason capacity_shortfall(const ClusterState& state, int gpus);
+// and GPUs for a job of whole nodes). The scheduler gives it for a job it passed over in that state (Scheduler::reason).
+PendingReason capacity_shortfall(int gpus, int gpus_per_node, int whole_free_nodes, int free_gpus);
+inline PendingReason capacity_shortfall(const ClusterState& state, int gpus) {
+  return capacity_shortfall(gpus, state.gpus_per_node(), state.whole_free_nodes(), state.total_free_gpus());
+}
 
 class PlacementPolicy {
  public:

@@ -32,6 +32,8 @@ Scheduler::Scheduler(const std::vector<QueueSpec>& queues, const SchedulerOption
       if (r == q || (quota_.in_cohort(q) && quota_.cohort_of(r) == quota_.cohort_of(q))) cohort_queues_[q].push_back(r);
   jobs_.resize(jobs.size());
   quiet_.assign(jobs.size(), 0);
+  runtime_.assign(jobs.size(), Seconds(0));
+  figures_at_.assign(jobs.size(), kExamined);
   victims_of_.resize(jobs.size());
   searched_.assign(jobs.size(), 0);
   borrow_stamp_.assign(queues.size(), 0);
@@ -60,6 +62,8 @@ void Scheduler::enqueue(int job, Seconds now, Seconds runtime, bool at_head) {
   x.order = at_head ? next_head_order_++ : next_order_++;
   x.enqueued = now;
   x.runtime = runtime;
+  runtime_[static_cast<std::size_t>(job)] = runtime;
+  figures_at_[static_cast<std::size_t>(job)] = kExamined;
   x.reason = PendingReason{};
   set_quiet(job);
   searched_[static_cast<std::size_t>(job)] = 0;
@@ -111,7 +115,7 @@ void Scheduler::set_estimated_end(int job, Seconds end) {
 }
 
 void Scheduler::set_remaining(int job, Seconds runtime) {
-  if (jobs_[job].state == State::Pending) jobs_[job].runtime = runtime;
+  if (jobs_[job].state == State::Pending) jobs_[job].runtime = runtime_[static_cast<std::size_t>(job)] = runtime;
 }
 
 bool Scheduler::would_borrow(int job) const {
@@ -145,6 +149,7 @@ ScheduleResult Scheduler::schedule(Seconds now, ClusterState& cluster) {
   dirty_ = false;
   ++pass_;
   reservation_.reset();
+  figures_.clear();
 
   Pass p;
   p.now = now;
@@ -317,8 +322,14 @@ PlacementOutcome Scheduler::place_on(const Job& x, const Pass& p, const ClusterS
 
 PendingReason Scheduler::reason(int job) const {
   const Job& x = jobs_[job];
-  if (x.state == State::Pending && x.reason.kind == WaitKind::Quota)
-    return quota_.why_not(usage_, x.spec.queue, x.spec.gpus);
+  if (x.state != State::Pending) return x.reason;
+  if (x.reason.kind == WaitKind::Quota) return quota_.why_not(usage_, x.spec.queue, x.spec.gpus);
+  const std::uint32_t at = figures_at_[static_cast<std::size_t>(job)];
+  if (at != kExamined && x.reason.kind == WaitKind::Capacity) {
+    const FreeFigures& f = figures_[at];
+    return capacity_shortfall(x.spec.gpus, x.reason.gpus_per_node, f.whole_free_nodes, f.free_gpus);
+  }
+  if (at != kExamined && x.reason.kind == WaitKind::Reservation && reservation_) return reservation_reason();
   return x.reason;
 }
 
@@ -344,6 +355,7 @@ void Scheduler::wait(int job, PendingReason why, Pass& p) {
 void Scheduler::examine(int job, Pass& p) {
   Job& x = jobs_[job];
   ++examinations_;
+  figures_at_[static_cast<std::size_t>(job)] = kExamined;
   if (x.skip_pass == pass_) return;
   const int q = x.spec.queue;
   const int g = x.spec.gpus;

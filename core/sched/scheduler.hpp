@@ -90,7 +90,9 @@ class Scheduler {
 
   bool is_pending(int job) const { return jobs_[job].state == State::Pending; }
   bool is_running(int job) const { return jobs_[job].state == State::Running; }
-  PendingReason reason(int job) const;  // a Quota reason's numbers are the quota's now
+  // A Quota reason's numbers are the quota's now; a job the last pass passed over (pass_over) has the figures it would
+  // have had, examined.
+  PendingReason reason(int job) const;
   const std::vector<int>& gpus(int job) const { return jobs_[job].gpus; }
   Seconds estimated_end(int job) const { return jobs_[job].est_end; }
   int pending_count() const { return pending_count_; }
@@ -243,6 +245,16 @@ class Scheduler {
   // Per job: what it waits for, where a pass may find examining it would change nothing (quiet_kind: Job's reason and
   // preempted_by, kept apart so that a pass can pass over such jobs reading little more than this and their Key).
   std::vector<char> quiet_;
+  std::vector<Seconds> runtime_;  // per job: Job::runtime, where pass_over reads it
+  // The free GPUs each job passed over for capacity in the last pass saw (whole nodes, GPUs), as reason() gives them:
+  // figures_at_[job] indexes figures_, which changes only as GPUs are taken or freed in the pass; kExamined where the
+  // last pass examined the job (its Job::reason has them).
+  struct FreeFigures {
+    int whole_free_nodes = 0, free_gpus = 0;
+  };
+  std::vector<FreeFigures> figures_;
+  std::vector<std::uint32_t> figures_at_;
+  static constexpr std::uint32_t kExamined = ~std::uint32_t{0};
   std::vector<std::vector<int>> victims_of_;  // per job: the jobs it preempted (quiet_ moves as it stops running)
   void stopped_running(int job);             // its victims' quiet_ recomputed
   // What may let a failed preemption search succeed is stamped (stamp_ counts up): GPUs freed or usage lowered (a

@@ -60,8 +60,8 @@ struct Scheduler::Scratch {
 //   the job would outlive it and the reserved GPUs would make up the rest, capacity otherwise, and this job already
 //   waits for that, or for the running job that preempted it.
 // The second sets the backfill shadow for the job as examine would first (where it is on decides which GPUs later
-// jobs are placed on); examine sets it the same way if the job is examined after all. A job passed over gets the
-// reason it would be given (its figures). Inline: a pass asks it of every waiting job it passes.
+// jobs are placed on); examine sets it the same way if the job is examined after all. reason() gives a job passed
+// over the figures examine would have given it. Inline: a pass asks it of every waiting job it passes.
 inline bool Scheduler::pass_over(const Key& k, int q, bool first_round, Pass& p) {
   const char quiet = quiet_[static_cast<std::size_t>(k.job)];
   if (!quiet) return false;
@@ -84,14 +84,19 @@ inline bool Scheduler::pass_over(const Key& k, int q, bool first_round, Pass& p)
   if (quiet == kQuotaQuiet || !options_.backfill || !reservation_) return false;
   if (first_round && usage_.used[static_cast<std::size_t>(q)] + k.gpus > f.nominal) return false;
   if (!search_ends()) return false;
-  const bool outlives = !backfill_.may_use_reserved(p.now + jobs_[k.job].runtime, *reservation_);
+  const bool outlives = !backfill_.may_use_reserved(p.now + runtime_[static_cast<std::size_t>(k.job)], *reservation_);
   set_shadow(outlives, p);
   const long long free = p.cluster->total_free_gpus();
   if (k.gpus <= free) return false;
   const bool reserved = outlives && !p.shadow.empty() && k.gpus <= free + static_cast<long long>(p.shadow.size());
   if (quiet == kPreemptedQuiet) return true;  // wait() names the job that preempted it, as it does already
   if (quiet != (reserved ? kReservationQuiet : kCapacityQuiet)) return false;
-  jobs_[k.job].reason = reserved ? reservation_reason() : capacity_shortfall(*p.cluster, k.gpus);  // wait()'s figures
+  // The figures wait() would write, for reason(): the reservation's are the pass's; capacity's, the free GPUs now.
+  const FreeFigures now{p.cluster->whole_free_nodes(), static_cast<int>(free)};
+  if (figures_.empty() || figures_.back().whole_free_nodes != now.whole_free_nodes ||
+      figures_.back().free_gpus != now.free_gpus)
+    figures_.push_back(now);
+  figures_at_[static_cast<std::size_t>(k.job)] = static_cast<std::uint32_t>(figures_.size() - 1);
   return true;
 }
 
