@@ -34,17 +34,23 @@ void strike(World& w, const std::vector<sg4::Host*>& hosts, const std::vector<in
         if (std::find(cables.begin(), cables.end(), c) != cables.end()) return true;
     return false;
   };
-  // Cables all at GPUs (a node's or a GPU's own, as a crash takes down), on a fabric whose routes stay on their ends'
-  // nodes: only an attempt with a GPU on one of those nodes can cross them, and the others' flows need no look.
+  // A cable between two switches (shared) is on an attempt's iteration routes if its footprint lists it
+  // (JobRun::links), while its routes are those it was compiled with. One at a GPU (a node's or a GPU's own, as a
+  // crash takes down), on a fabric whose routes stay on their ends' nodes, only an attempt with a GPU on that node
+  // can cross. Any other attempt's flows are looked at one by one.
   const Topology& topo = w.platform.topology();
-  std::vector<char> near;  // by node: a struck cable is at one of its GPUs
-  bool by_node = !cables.empty() && !w.shared_cable.empty() && w.platform.routes_stay_on_end_nodes();
+  std::vector<int> shared;  // the struck shared cables, as footprint keys: 2 x cable, one per direction
+  bool at_gpus = false;     // a struck cable is at a GPU
+  std::vector<char> near;   // by node: a struck cable is at one of its GPUs
+  const bool known = !w.shared_cable.empty();  // made with the first attempt (compile_footprint)
+  bool by_node = known && w.platform.routes_stay_on_end_nodes();
   for (int c : cables) {
-    if (!by_node) break;
-    if (w.shared_cable[static_cast<std::size_t>(c)]) {  // a cable between two switches
-      by_node = false;
-      break;
+    if (known && w.shared_cable[static_cast<std::size_t>(c)]) {
+      shared.push_back(2 * c);
+      continue;
     }
+    at_gpus = true;
+    if (!by_node) continue;
     const EdgeId e = topo.edges()[static_cast<std::size_t>(c)];
     for (VertexId v : {boost::source(e, topo.graph()), boost::target(e, topo.graph())}) {
       const int node = topo.graph()[v].node;
@@ -53,11 +59,18 @@ void strike(World& w, const std::vector<sg4::Host*>& hosts, const std::vector<in
       near[static_cast<std::size_t>(node)] = 1;
     }
   }
-  auto may_cross = [&](const JobRun& r) {
+  auto near_gpu = [&](const JobRun& r) {
     if (!by_node) return true;
+    if (near.empty()) return false;
     const int per = topo.gpus_per_node();
     return std::any_of(r.launch.gpus.begin(), r.launch.gpus.end(),
                        [&](int gpu) { return near[static_cast<std::size_t>(gpu / per)] != 0; });
+  };
+  auto footprint_crosses = [&](const JobRun& r) {
+    return std::any_of(shared.begin(), shared.end(), [&](int key) {
+      auto it = std::lower_bound(r.links.begin(), r.links.end(), key);
+      return it != r.links.end() && *it <= key + 1;
+    });
   };
   auto on_host = [&](const JobRun& r) {
     for (sg4::Host* h : r.hosts)
@@ -66,10 +79,14 @@ void strike(World& w, const std::vector<sg4::Host*>& hosts, const std::vector<in
   };
   auto hit = [&](const JobRun& r) {
     if (on_host(r)) return true;
-    if (r.phase != JobRun::Phase::Training || cables.empty() || !may_cross(r)) return false;
-    for (const FlowStep& s : r.steps)
-      for (const FlowGroup& g : s.groups)
-        if (uses_cable(g)) return true;
+    if (r.phase != JobRun::Phase::Training || cables.empty()) return false;
+    if (shared.empty() && !near_gpu(r)) return false;  // every struck cable at a GPU on other nodes
+    const bool compiled = known && r.routes_generation == w.platform.generation();
+    if (compiled && footprint_crosses(r)) return true;
+    if ((!compiled && !shared.empty()) || (at_gpus && near_gpu(r)))
+      for (const FlowStep& s : r.steps)
+        for (const FlowGroup& g : s.groups)
+          if (uses_cable(g)) return true;
     return r.checkpointing && uses_cable(r.checkpoint);  // storage connections exist only while writing
   };
   for (auto& [key, run] : w.runs) {
