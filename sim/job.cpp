@@ -584,6 +584,7 @@ JobRun& start_job(World& w, Launch launch) {
   auto key = std::make_pair(l.job, l.attempt);
   auto [it, inserted] = w.runs.emplace(key, std::move(run));
   if (!inserted) throw std::logic_error("sim: job " + r.name + " was launched twice");
+  w.live.emplace(key, &r);
   w.join(r);
   r.actor = start_small_actor("job/" + r.name, w.platform.mgmt(), JobActor(w, r));
   return r;

@@ -89,9 +89,8 @@ void strike(World& w, const std::vector<sg4::Host*>& hosts, const std::vector<in
           if (uses_cable(g)) return true;
     return r.checkpointing && uses_cable(r.checkpoint);  // storage connections exist only while writing
   };
-  for (auto& [key, run] : w.runs) {
-    JobRun& r = *run;
-    if (r.fault || (r.phase != JobRun::Phase::Starting && r.phase != JobRun::Phase::Training) || !hit(r)) continue;
+  w.for_each_live([&](JobRun& r) {
+    if (r.fault || (r.phase != JobRun::Phase::Starting && r.phase != JobRun::Phase::Training) || !hit(r)) return;
     if (r.phase == JobRun::Phase::Training)  // exact progress first, whichever event the controller hears next
       w.post(JobProgress{r.launch.job, r.launch.attempt, progress(r),
                          r.iteration_time > 0 ? Seconds(r.iteration_time) : r.launch.plan.predicted_iteration});
@@ -101,7 +100,7 @@ void strike(World& w, const std::vector<sg4::Host*>& hosts, const std::vector<in
     if (!on_host(r)) r.blocked_on = cables;  // NCCL retries on these cables until they are back or it times out
     cancel_all(r.inflight);  // its wait throws: it stalls
     if (r.wake) r.wake->release();
-  }
+  });
 }
 
 void request_checkpoint(JobRun& r) {

@@ -133,14 +133,27 @@ void World::set_nominal(JobRun& r, double t, bool notify) {
     }
 }
 
-void World::wake_routes_over(const std::vector<int>& cables) {
-  ++epoch;
-  for (auto& [key, run] : runs) {
-    if (run->phase == JobRun::Phase::Blocked) {  // waiting for its cables: it looks whether they are all up
-      wake(*run);
+void World::for_each_live(const std::function<void(JobRun&)>& f) {
+  for (auto it = live.begin(); it != live.end();) {
+    JobRun& r = *it->second;
+    if (r.phase == JobRun::Phase::Completed || r.phase == JobRun::Phase::Killed) {  // never runs again
+      it = live.erase(it);
       continue;
     }
-    if (run->phase != JobRun::Phase::Training) continue;
+    ++it;  // f starts and ends no attempt
+    f(r);
+  }
+}
+
+void World::wake_routes_over(const std::vector<int>& cables) {
+  ++epoch;
+  for_each_live([&](JobRun& r) {
+    JobRun* run = &r;
+    if (run->phase == JobRun::Phase::Blocked) {  // waiting for its cables: it looks whether they are all up
+      wake(*run);
+      return;
+    }
+    if (run->phase != JobRun::Phase::Training) return;
     auto crosses = [&] {
       for (const FlowStep& s : run->steps)
         for (const FlowGroup& g : s.groups)
@@ -150,7 +163,7 @@ void World::wake_routes_over(const std::vector<int>& cables) {
       return false;
     };
     if (crosses()) wake(*run);
-  }
+  });
 }
 
 void World::wake_gpus(const std::vector<int>& gpus) {

@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <deque>
 #include <exception>
+#include <functional>
 #include <map>
 #include <memory>
 #include <simgrid/s4u/Actor.hpp>
@@ -68,6 +69,10 @@ struct World {
   std::deque<Event> events;
   std::uint64_t epoch = 0;                                // changes that could alter paces (RunStats)
   std::map<std::pair<int, int>, std::unique_ptr<JobRun>> runs;  // by (job, attempt); kept until the end
+  // The attempts not known to have ended (Completed or Killed), in the order of `runs`: what a fault looks at (a
+  // month of a fleet keeps tens of thousands of ended ones). for_each_live() drops the ended ones it meets.
+  std::map<std::pair<int, int>, JobRun*> live;
+  void for_each_live(const std::function<void(JobRun&)>& f);
   std::exception_ptr error;                               // set by an actor that hit a bug; stops the run
   std::string error_actor;
   std::vector<double> gpu_speed;                          // by global GPU: fraction of peak left (stragglers)
