@@ -30,15 +30,7 @@ int take_whole_nodes(const ClusterState& state, int group, int count, std::vecto
 }
 
 PendingReason sub_node_failure(const ClusterState& state, int gpus) {
-  if (state.total_free_gpus() < gpus) return capacity_shortfall(state, gpus);
-  PendingReason r;
-  r.gpus_per_node = state.gpus_per_node();
-  r.a = gpus;
-  r.b = state.total_free_gpus();
-  r.kind = WaitKind::Fragmentation;
-  r.c = state.nodes_with_any_free();
-  r.d = state.max_free_on_a_node();
-  return r;
+  return count_shortfall(gpus, state.gpus_per_node(), free_counts(state));
 }
 
 // Why k whole nodes cannot be had at all (fewer than k wholly free); nullopt-like kind None when they can.
@@ -46,13 +38,7 @@ PendingReason whole_node_shortage(const ClusterState& state, int gpus, int nodes
   PendingReason r;
   r.gpus_per_node = state.gpus_per_node();
   if (state.whole_free_nodes() >= nodes_needed) return r;
-  if (state.total_free_gpus() < gpus) return capacity_shortfall(state, gpus);
-  r.a = gpus;
-  r.kind = WaitKind::Fragmentation;
-  r.b = state.total_free_gpus();
-  r.c = state.nodes_with_any_free();
-  r.d = state.whole_free_nodes();
-  return r;
+  return count_shortfall(gpus, state.gpus_per_node(), free_counts(state));
 }
 
 PendingReason topology_failure(const ClusterState& state, const PlacementRequest& req, int nodes_needed) {
@@ -98,17 +84,28 @@ PendingReason range_shortage(const ClusterState& state, int gpus) {
 
 }  // namespace
 
-PendingReason capacity_shortfall(int gpus, int gpus_per_node, int whole_free_nodes, int free_gpus) {
+FreeCounts free_counts(const ClusterState& state) {
+  return {state.whole_free_nodes(), state.total_free_gpus(), state.nodes_with_any_free(), state.max_free_on_a_node()};
+}
+
+PendingReason count_shortfall(int gpus, int gpus_per_node, const FreeCounts& free) {
   PendingReason r;
-  r.kind = WaitKind::Capacity;
   r.gpus_per_node = gpus_per_node;
   r.a = gpus;
-  if (gpus <= gpus_per_node) {
-    r.b = free_gpus;
+  if (free.free_gpus < gpus) {
+    r.kind = WaitKind::Capacity;
+    if (gpus <= gpus_per_node) {
+      r.b = free.free_gpus;
+    } else {
+      r.b = free.whole_free_nodes;
+      r.c = gpus / gpus_per_node;
+      r.d = free.free_gpus;
+    }
   } else {
-    r.b = whole_free_nodes;
-    r.c = gpus / gpus_per_node;
-    r.d = free_gpus;
+    r.kind = WaitKind::Fragmentation;
+    r.b = free.free_gpus;
+    r.c = free.nodes_with_any_free;
+    r.d = gpus <= gpus_per_node ? free.max_free_on_a_node : free.whole_free_nodes;
   }
   return r;
 }

@@ -29,12 +29,17 @@ struct PlacementOutcome {
   PendingReason why;      // Capacity, Fragmentation or Topology when empty
 };
 
-// What every policy says when fewer GPUs are free than asked, in any range: Capacity, with the free GPUs (whole nodes
-// and GPUs for a job of whole nodes). The scheduler gives it for a job it passed over in that state (Scheduler::reason).
-PendingReason capacity_shortfall(int gpus, int gpus_per_node, int whole_free_nodes, int free_gpus);
-inline PendingReason capacity_shortfall(const ClusterState& state, int gpus) {
-  return capacity_shortfall(gpus, state.gpus_per_node(), state.whole_free_nodes(), state.total_free_gpus());
-}
+// What a placement's reason reads of the cluster when the counts alone rule a request out.
+struct FreeCounts {
+  int whole_free_nodes = 0, free_gpus = 0, nodes_with_any_free = 0, max_free_on_a_node = 0;
+  bool operator==(const FreeCounts&) const = default;
+};
+FreeCounts free_counts(const ClusterState& state);
+// What every policy says, in any range, when fewer GPUs are free than asked (Capacity), or enough are but no node has
+// as many free as a job of one node asks, or fewer whole nodes are free than a larger job needs (Fragmentation); the
+// request fails whatever else the policy would try. The scheduler gives it for a job it passed over in such a state
+// (Scheduler::reason).
+PendingReason count_shortfall(int gpus, int gpus_per_node, const FreeCounts& free);
 
 class PlacementPolicy {
  public:

@@ -325,10 +325,8 @@ PendingReason Scheduler::reason(int job) const {
   if (x.state != State::Pending) return x.reason;
   if (x.reason.kind == WaitKind::Quota) return quota_.why_not(usage_, x.spec.queue, x.spec.gpus);
   const std::uint32_t at = figures_at_[static_cast<std::size_t>(job)];
-  if (at != kExamined && x.reason.kind == WaitKind::Capacity) {
-    const FreeFigures& f = figures_[at];
-    return capacity_shortfall(x.spec.gpus, x.reason.gpus_per_node, f.whole_free_nodes, f.free_gpus);
-  }
+  if (at != kExamined && (x.reason.kind == WaitKind::Capacity || x.reason.kind == WaitKind::Fragmentation))
+    return count_shortfall(x.spec.gpus, x.reason.gpus_per_node, figures_[at]);
   if (at != kExamined && x.reason.kind == WaitKind::Reservation && reservation_) return reservation_reason();
   return x.reason;
 }

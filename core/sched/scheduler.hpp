@@ -178,6 +178,7 @@ class Scheduler {
   static constexpr char kCapacityQuiet = 2;     // waits for capacity
   static constexpr char kReservationQuiet = 3;  // waits behind the backfill reservation
   static constexpr char kPreemptedQuiet = 4;    // says it was preempted by a job still running
+  static constexpr char kFragmentationQuiet = 5;  // waits for a node, or whole nodes, with room
   char quiet_kind(const Job& x) const {
     if (x.preempted_by >= 0)
       return x.reason.kind == WaitKind::Preempted && jobs_[x.preempted_by].state == State::Running ? kPreemptedQuiet
@@ -189,6 +190,8 @@ class Scheduler {
         return kCapacityQuiet;
       case WaitKind::Reservation:
         return kReservationQuiet;
+      case WaitKind::Fragmentation:
+        return kFragmentationQuiet;
       default:
         return 0;
     }
@@ -246,13 +249,10 @@ class Scheduler {
   // preempted_by, kept apart so that a pass can pass over such jobs reading little more than this and their Key).
   std::vector<char> quiet_;
   std::vector<Seconds> runtime_;  // per job: Job::runtime, where pass_over reads it
-  // The free GPUs each job passed over for capacity in the last pass saw (whole nodes, GPUs), as reason() gives them:
+  // The free GPUs each job passed over for capacity or fragmentation in the last pass saw, as reason() gives them:
   // figures_at_[job] indexes figures_, which changes only as GPUs are taken or freed in the pass; kExamined where the
   // last pass examined the job (its Job::reason has them).
-  struct FreeFigures {
-    int whole_free_nodes = 0, free_gpus = 0;
-  };
-  std::vector<FreeFigures> figures_;
+  std::vector<FreeCounts> figures_;
   std::vector<std::uint32_t> figures_at_;
   static constexpr std::uint32_t kExamined = ~std::uint32_t{0};
   std::vector<std::vector<int>> victims_of_;  // per job: the jobs it preempted (quiet_ moves as it stops running)

@@ -18,6 +18,8 @@ std::string Scheduler::audit(Seconds now, const ClusterState& cluster) const {
       quiet = 2;
     else if (x.reason.kind == WaitKind::Reservation)
       quiet = 3;
+    else if (x.reason.kind == WaitKind::Fragmentation)
+      quiet = 5;
     if (x.state == State::Pending && quiet_[j] != quiet) return "job " + std::to_string(j) + ": quiet_ stale";
   }
   const Seconds exempt = options_.preemption_exempt_time;

@@ -55,10 +55,11 @@ struct Scheduler::Scratch {
 //   return); in the first round a job that would borrow ends its queue's round, so one asking more than the nominal
 //   quota counts; or
 // - it fits the quota (without borrowing in the first round), backfill is on and the pass has made its reservation
-//   (so no job is named as blocking, and none is reserved for), and it asks more GPUs than are free once the backfill
-//   shadow is set for it: placement fails on the count alone, for capacity; examine then names the reservation if
-//   the job would outlive it and the reserved GPUs would make up the rest, capacity otherwise, and this job already
-//   waits for that, or for the running job that preempted it.
+//   (so no job is named as blocking, and none is reserved for), and once the backfill shadow is set for it the counts
+//   alone rule its placement out (count_shortfall): more GPUs asked than are free (capacity), or no node with as many
+//   free as a job of one node asks, or fewer whole nodes free than a larger job needs (fragmentation); examine then
+//   names the reservation if the job would outlive it and the reserved GPUs would make up the rest, what placement
+//   says otherwise, and this job already waits for that, or for the running job that preempted it.
 // The second sets the backfill shadow for the job as examine would first (where it is on decides which GPUs later
 // jobs are placed on); examine sets it the same way if the job is examined after all. reason() gives a job passed
 // over the figures examine would have given it. Inline: a pass asks it of every waiting job it passes.
@@ -86,16 +87,19 @@ inline bool Scheduler::pass_over(const Key& k, int q, bool first_round, Pass& p)
   if (!search_ends()) return false;
   const bool outlives = !backfill_.may_use_reserved(p.now + runtime_[static_cast<std::size_t>(k.job)], *reservation_);
   set_shadow(outlives, p);
-  const long long free = p.cluster->total_free_gpus();
-  if (k.gpus <= free) return false;
-  const bool reserved = outlives && !p.shadow.empty() && k.gpus <= free + static_cast<long long>(p.shadow.size());
+  const ClusterState& c = *p.cluster;
+  const int free = c.total_free_gpus();
+  const int gpn = c.gpus_per_node();
+  // Placement fails on the counts alone (count_shortfall: in any range, so on every site and pool as well).
+  if (k.gpus <= free && (k.gpus <= gpn ? c.max_free_on_a_node() >= k.gpus : c.whole_free_nodes() >= k.gpus / gpn))
+    return false;
+  const bool reserved = outlives && !p.shadow.empty() && k.gpus <= free + static_cast<int>(p.shadow.size());
   if (quiet == kPreemptedQuiet) return true;  // wait() names the job that preempted it, as it does already
-  if (quiet != (reserved ? kReservationQuiet : kCapacityQuiet)) return false;
-  // The figures wait() would write, for reason(): the reservation's are the pass's; capacity's, the free GPUs now.
-  const FreeFigures now{p.cluster->whole_free_nodes(), static_cast<int>(free)};
-  if (figures_.empty() || figures_.back().whole_free_nodes != now.whole_free_nodes ||
-      figures_.back().free_gpus != now.free_gpus)
-    figures_.push_back(now);
+  const char says = reserved ? kReservationQuiet : k.gpus > free ? kCapacityQuiet : kFragmentationQuiet;
+  if (quiet != says) return false;
+  // The figures wait() would write, for reason(): the reservation's are the pass's; the others, the counts now.
+  const FreeCounts now = free_counts(c);
+  if (figures_.empty() || !(figures_.back() == now)) figures_.push_back(now);
   figures_at_[static_cast<std::size_t>(k.job)] = static_cast<std::uint32_t>(figures_.size() - 1);
   return true;
 }

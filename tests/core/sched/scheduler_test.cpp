@@ -228,6 +228,36 @@ TEST_CASE("scheduler: a job still asking more GPUs than are free is passed over,
   CHECK(sched.audit(Seconds(150), state) == "");
 }
 
+TEST_CASE("scheduler: a job no node has room for is passed over, with the fragmentation figures examine would give",
+          "[unit][sched]") {
+  ClusterState state(testing::rail_cluster(4));  // 4 nodes of 8 GPUs
+  SchedulerOptions options;
+  options.backfill = true;
+  options.placement = PlacementKind::Spread;  // the emptiest node first: 4 GPUs taken on each node, 2 more on two
+  enum { R1, R2, R3, R4, R5, R6, J, F };
+  Scheduler sched({{"q", 64}}, options,
+                  {{0, 0, 4}, {0, 0, 4}, {0, 0, 4}, {0, 0, 4}, {0, 0, 2}, {0, 0, 2}, {0, 0, 32}, {0, 0, 6}});
+  for (int r : {R1, R2, R3, R4}) sched.enqueue(r, Seconds(0), Seconds(1000));
+  for (int r : {R5, R6}) sched.enqueue(r, Seconds(0), Seconds(100));
+  REQUIRE(sched.schedule(Seconds(0), state).starts.size() == 6);  // 12 GPUs free, at most 4 on a node
+  sched.enqueue(J, Seconds(10), Seconds(500));  // all 32: the reservation, at 1000
+  sched.enqueue(F, Seconds(10), Seconds(50));   // 6 on one node; would end before the reservation
+  CHECK(sched.schedule(Seconds(10), state).starts.empty());
+  CHECK(sched.reason(F).kind == WaitKind::Fragmentation);
+  CHECK(sched.reason(F).b == 12);
+  CHECK(sched.examinations() == 6 + 2);
+  state.release(sched.gpus(R5));  // 14 free, still at most 4 on a node
+  sched.finished(R5, Seconds(100));
+  CHECK(sched.schedule(Seconds(100), state).starts.empty());
+  CHECK(sched.examinations() == 8 + 1);  // J; F passed over
+  const PendingReason why = sched.reason(F);
+  CHECK(why.kind == WaitKind::Fragmentation);
+  CHECK(why.b == 14);  // GPUs free in all
+  CHECK(why.c == 4);   // on four nodes
+  CHECK(why.d == 4);   // at most four on one
+  CHECK(sched.audit(Seconds(100), state) == "");
+}
+
 TEST_CASE("NVLink domains over 64 GPUs: a node of 72, 130 or 576 GPUs places jobs and keeps its indexes",
           "[unit][sched]") {
   // A node's free GPUs were one 64-bit mask: a 576-GPU node never placed a job, and 72- to 200-GPU nodes gave GPU
