@@ -237,8 +237,9 @@ void Controller::Impl::close_wait(int j, Seconds now) {
   }();
   if (rt.wait_kind != WaitKind::None) {
     const auto k = static_cast<std::size_t>(rt.wait_kind);
-    rec.jobs[j].pending_by_reason[k < keys.size() ? keys[k] : std::string(to_string(rt.wait_kind))] +=
-        now - rt.wait_since;
+    Seconds*& slot = rt.waited.at(k);
+    if (!slot) slot = &rec.jobs[j].pending_by_reason[keys.at(k)];
+    *slot += now - rt.wait_since;
   }
   rt.wait_kind = WaitKind::None;
   rt.wait_since = now;
