@@ -253,6 +253,7 @@ class Scheduler {
   // figures_at_[job] indexes figures_, which changes only as GPUs are taken or freed in the pass; kExamined where the
   // last pass examined the job (its Job::reason has them).
   std::vector<FreeCounts> figures_;
+  std::uint64_t figures_read_ = 0;  // the cluster's changes() as figures_.back() was read
   std::vector<std::uint32_t> figures_at_;
   static constexpr std::uint32_t kExamined = ~std::uint32_t{0};
   std::vector<std::vector<int>> victims_of_;  // per job: the jobs it preempted (quiet_ moves as it stops running)

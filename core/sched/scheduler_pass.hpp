@@ -98,8 +98,11 @@ inline bool Scheduler::pass_over(const Key& k, int q, bool first_round, Pass& p)
   const char says = reserved ? kReservationQuiet : k.gpus > free ? kCapacityQuiet : kFragmentationQuiet;
   if (quiet != says) return false;
   // The figures wait() would write, for reason(): the reservation's are the pass's; the others, the counts now.
-  const FreeCounts now = free_counts(c);
-  if (figures_.empty() || !(figures_.back() == now)) figures_.push_back(now);
+  if (figures_.empty() || figures_read_ != c.changes()) {  // GPUs taken or freed since they were last read
+    const FreeCounts now = free_counts(c);
+    if (figures_.empty() || !(figures_.back() == now)) figures_.push_back(now);
+    figures_read_ = c.changes();
+  }
   figures_at_[static_cast<std::size_t>(k.job)] = static_cast<std::uint32_t>(figures_.size() - 1);
   return true;
 }
