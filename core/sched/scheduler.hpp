@@ -109,6 +109,9 @@ class Scheduler {
   // which waiting jobs a pass may pass over, the running lists' settled, fresh and parked jobs, where they hold GPUs,
   // and the reservation the next pass would reuse (made again on a copy of `cluster`). For tests: O(jobs + nodes).
   std::string audit(Seconds now, const ClusterState& cluster) const;
+  // For tests: examine every waiting job, passing over none: the reference whose decisions, waits and reasons the
+  // pass-over rules (pass_over) must reproduce exactly.
+  void examine_every_job(bool on) { examine_all_ = on; }
 
  private:
   enum class State : unsigned char { Idle, Pending, Running };
@@ -309,6 +312,7 @@ class Scheduler {
   std::uint64_t examinations_ = 0, searches_ = 0;
   std::uint64_t admissions_ = 0;  // jobs started so far: the admission order preemption reads
   bool dirty_ = false;
+  bool examine_all_ = false;
   std::vector<int> node_tiers_;  // by node; empty: no pools
   int max_tier_ = 0;
   std::unique_ptr<Scratch> scratch_;

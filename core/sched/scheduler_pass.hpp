@@ -65,7 +65,7 @@ struct Scheduler::Scratch {
 // over the figures examine would have given it. Inline: a pass asks it of every waiting job it passes.
 inline bool Scheduler::pass_over(const Key& k, int q, bool first_round, Pass& p) {
   const char quiet = quiet_[static_cast<std::size_t>(k.job)];
-  if (!quiet) return false;
+  if (!quiet || examine_all_) return false;
   const Pass::QueueFacts& f = p.facts[static_cast<std::size_t>(q)];
   if (f.strict) return false;
   auto search_ends = [&] {
