@@ -61,7 +61,6 @@ void Scheduler::enqueue(int job, Seconds now, Seconds runtime, bool at_head) {
   x.state = State::Pending;
   x.order = at_head ? next_head_order_++ : next_order_++;
   x.enqueued = now;
-  x.runtime = runtime;
   runtime_[static_cast<std::size_t>(job)] = runtime;
   figures_at_[static_cast<std::size_t>(job)] = kExamined;
   x.reason = PendingReason{};
@@ -115,7 +114,7 @@ void Scheduler::set_estimated_end(int job, Seconds end) {
 }
 
 void Scheduler::set_remaining(int job, Seconds runtime) {
-  if (jobs_[job].state == State::Pending) jobs_[job].runtime = runtime_[static_cast<std::size_t>(job)] = runtime;
+  if (jobs_[job].state == State::Pending) runtime_[static_cast<std::size_t>(job)] = runtime;
 }
 
 bool Scheduler::would_borrow(int job) const {
@@ -379,7 +378,8 @@ void Scheduler::examine(int job, Pass& p) {
     why.a = jobs_[p.blocker].spec.priority;
     return wait(job, why, p);
   }
-  const bool outlives = reservation_ && !backfill_.may_use_reserved(p.now + x.runtime, *reservation_);
+  const bool outlives =
+      reservation_ && !backfill_.may_use_reserved(p.now + runtime_[static_cast<std::size_t>(job)], *reservation_);
   set_shadow(outlives, p);
   PlacementOutcome placed = place(x, p);
   if (!placed.gpus.empty()) return start(job, std::move(placed.gpus), p);
@@ -429,7 +429,7 @@ void Scheduler::start(int job, std::vector<int> gpus, Pass& p) {
   x.start = p.now;
   x.admission = ++admissions_;
   x.last_checkpoint = p.now;
-  x.est_end = p.now + x.runtime;
+  x.est_end = p.now + runtime_[static_cast<std::size_t>(job)];
   x.gpus = gpus;
   x.per_node.clear();
   const int gpn = p.cluster->gpus_per_node();

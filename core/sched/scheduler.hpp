@@ -121,7 +121,7 @@ class Scheduler {
     State state = State::Idle;
     int preempted_by = -1;
     std::uint64_t skip_pass = 0;  // preempted in this pass: not examined again in it
-    Seconds enqueued, runtime;
+    Seconds enqueued;
     PendingReason reason;
     std::int64_t order = 0;
     Seconds start, est_end, last_checkpoint;
@@ -251,7 +251,7 @@ class Scheduler {
   // Per job: what it waits for, where a pass may find examining it would change nothing (quiet_kind: Job's reason and
   // preempted_by, kept apart so that a pass can pass over such jobs reading little more than this and their Key).
   std::vector<char> quiet_;
-  std::vector<Seconds> runtime_;  // per job: Job::runtime, where pass_over reads it
+  std::vector<Seconds> runtime_;  // per job: its estimated run time while it waits (apart from Job: pass_over reads it)
   // The free GPUs each job passed over for capacity or fragmentation in the last pass saw, as reason() gives them:
   // figures_at_[job] indexes figures_, which changes only as GPUs are taken or freed in the pass; kExamined where the
   // last pass examined the job (its Job::reason has them).

@@ -29,7 +29,7 @@ struct Scheduler::Pass {
     Seconds queued;
   };
   std::vector<std::vector<Failed>> preempt_failed;
-  // Per queue, what quiet_wait() reads of its policies, gathered as the pass starts.
+  // Per queue, what pass_over() reads of its policies, gathered as the pass starts.
   struct QueueFacts {
     bool strict = false;     // StrictFIFO
     bool searches = false;   // it preempts within the queue or reclaims
