@@ -148,21 +148,20 @@ void World::for_each_live(const std::function<void(JobRun&)>& f) {
 void World::wake_routes_over(const std::vector<int>& cables) {
   ++epoch;
   for_each_live([&](JobRun& r) {
-    JobRun* run = &r;
-    if (run->phase == JobRun::Phase::Blocked) {  // waiting for its cables: it looks whether they are all up
-      wake(*run);
+    if (r.phase == JobRun::Phase::Blocked) {  // waiting for its cables: it looks whether they are all up
+      wake(r);
       return;
     }
-    if (run->phase != JobRun::Phase::Training) return;
+    if (r.phase != JobRun::Phase::Training) return;
     auto crosses = [&] {
-      for (const FlowStep& s : run->steps)
+      for (const FlowStep& s : r.steps)
         for (const FlowGroup& g : s.groups)
           for (const Flow& f : g.flows)
             for (int c : platform.route(f.from, f.to).cables)
               if (std::find(cables.begin(), cables.end(), c) != cables.end()) return true;
       return false;
     };
-    if (crosses()) wake(*run);
+    if (crosses()) wake(r);
   });
 }
 
