@@ -166,6 +166,7 @@ std::string run_one(double scale, const Options& o) {
               {"pending_decisions", pending_decisions},
               {"scheduler_passes", controller.scheduler_passes()},
               {"scheduler_examinations", controller.scheduler_examinations()},
+              {"scheduler_reason_changes", controller.scheduler_reason_changes()},
               {"preemption_searches", controller.preemption_searches()},
               {"gpu_utilization", r.gpu_utilization}};
   return out.dump();
@@ -245,14 +246,16 @@ int main(int argc, char** argv) {
             "scale %-4g %5d GPUs  %5d jobs (%5d done)  %4d failures  wall %7.2f s  peak RSS %6.0f MiB  speedup %9.0fx  "
             "%10lld SimGrid activities  %7lld events  %6lld measured + %6lld + %6lld reused paces  %8lld reused steps  peak %5lld "
             "flows\n"
-            "          %8lld scheduler passes  %10lld examinations  %8lld decisions (%8lld pending)  %8lld routes\n",
+            "          %8lld scheduler passes  %10lld examinations + %8lld reasons changed on the counts  %8lld decisions "
+            "(%8lld pending)  %8lld routes\n",
             scale, r["gpus"].get<int>(), r["jobs"].get<int>(), r["jobs_finished"].get<int>(), r["failures"].get<int>(),
             r["wall_s"].get<double>(), r["peak_rss_mib"].get<double>(), r["speedup"].get<double>(),
             r["simgrid_activities"].get<long long>(), r["controller_events"].get<long long>(),
             r["measurements"].get<long long>(), r["pace_reuses"].get<long long>(),
             r["shared_pace_reuses"].get<long long>(), r["step_reuses"].get<long long>(),
             r["peak_flows"].get<long long>(), r["scheduler_passes"].get<long long>(),
-            r["scheduler_examinations"].get<long long>(), r["decisions"].get<long long>(),
+            r["scheduler_examinations"].get<long long>(), r["scheduler_reason_changes"].get<long long>(),
+            r["decisions"].get<long long>(),
             r["pending_decisions"].get<long long>(), r["routes"].get<long long>());
       std::fflush(stdout);
     }

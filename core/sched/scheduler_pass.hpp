@@ -96,12 +96,19 @@ inline bool Scheduler::pass_over(const Key& k, int q, bool first_round, Pass& p)
   const bool reserved = outlives && !p.shadow.empty() && k.gpus <= free + static_cast<int>(p.shadow.size());
   if (quiet == kPreemptedQuiet) return true;  // wait() names the job that preempted it, as it does already
   const char says = reserved ? kReservationQuiet : k.gpus > free ? kCapacityQuiet : kFragmentationQuiet;
-  if (quiet != says) return false;
   // The figures wait() would write, for reason(): the reservation's are the pass's; the others, the counts now.
   if (figures_.empty() || figures_read_ != c.changes()) {  // GPUs taken or freed since they were last read
     const FreeCounts now = free_counts(c);
     if (figures_.empty() || !(figures_.back() == now)) figures_.push_back(now);
     figures_read_ = c.changes();
+  }
+  if (quiet != says) {
+    // It waits for something else now (the free GPUs crossed its size, or the reservation came or went): the reason
+    // examine would give, without its placement attempt and search, which the counts and the record already decide.
+    ++reason_changes_;
+    figures_at_[static_cast<std::size_t>(k.job)] = kExamined;
+    wait(k.job, reserved ? reservation_reason() : count_shortfall(k.gpus, gpn, figures_.back()), p);
+    return true;
   }
   figures_at_[static_cast<std::size_t>(k.job)] = static_cast<std::uint32_t>(figures_.size() - 1);
   return true;

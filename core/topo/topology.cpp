@@ -1,6 +1,7 @@
 #include "core/topo/topology.hpp"
 
 #include <algorithm>
+#include <array>
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/compressed_sparse_row_graph.hpp>
 #include <boost/graph/filtered_graph.hpp>
@@ -444,12 +445,47 @@ Path Topology::ecmp_path(VertexId from, VertexId to, std::uint64_t spread) const
       t.erase(std::remove_if(t.begin(), t.end(), [&](const Step& s) { return !nvlink(s); }), t.end());
   };
   thread_local std::vector<Step> ties;  // scratch kept between calls (a large run asks ~10^5 paths)
+  // A vertex one hop from `to` is one of its neighbours: the few it has (parallel links counted once).
+  std::array<VertexId, 8> near{};
+  int near_count = 0;
+  bool near_known = boost::out_degree(to, graph_) <= 64;
+  if (near_known)
+    for (auto [it, end] = boost::out_edges(to, graph_); it != end && near_known; ++it) {
+      const VertexId u = boost::target(*it, graph_);
+      if (std::find(near.begin(), near.begin() + near_count, u) != near.begin() + near_count) continue;
+      near_known = near_count < static_cast<int>(near.size());
+      if (near_known) near[near_count++] = u;
+    }
+  // The links between a and b, seen from b's side: b's own list, scanned for a.
+  auto links_between = [&](VertexId a, VertexId b) {
+    for (auto [it, end] = boost::out_edges(b, graph_); it != end; ++it)
+      if (boost::target(*it, graph_) == a) ties.push_back({b, graph_[*it].id});
+  };
   VertexId cur = from;
   for (int step = 0; cur != to; ++step) {
     ties.clear();
-    for (auto [it, end] = boost::out_edges(cur, graph_); it != end; ++it) {
-      VertexId v = boost::target(*it, graph_);
-      if (!endpoint_only(v) && dist[v] + 1 == dist[cur]) ties.push_back({v, graph_[*it].id});
+    const int here = dist[cur];
+    const auto degree = boost::out_degree(cur, graph_);
+    if (here == 1 && degree > boost::out_degree(to, graph_)) {
+      // The next hop is `to`: its links to cur, from its shorter list (a spine's runs over every leaf).
+      links_between(cur, to);
+    } else if (here == 2 && near_known && degree > 4 * near.size()) {
+      // The next hop is a neighbour of `to` one hop from cur: each one's links to cur, the shorter list scanned.
+      for (int i = 0; i < near_count; ++i) {
+        const VertexId u = near[i];
+        if (endpoint_only(u) || dist[u] + 1 != here) continue;
+        if (boost::out_degree(u, graph_) < degree) {
+          links_between(cur, u);
+        } else {
+          for (auto [it, end] = boost::out_edges(cur, graph_); it != end; ++it)
+            if (boost::target(*it, graph_) == u) ties.push_back({u, graph_[*it].id});
+        }
+      }
+    } else {
+      for (auto [it, end] = boost::out_edges(cur, graph_); it != end; ++it) {
+        VertexId v = boost::target(*it, graph_);
+        if (!endpoint_only(v) && dist[v] + 1 == here) ties.push_back({v, graph_[*it].id});
+      }
     }
     if (same_node) keep_nvlink(ties);
     std::sort(ties.begin(), ties.end(),

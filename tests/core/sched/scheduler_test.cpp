@@ -210,7 +210,8 @@ TEST_CASE("scheduler: a job still asking more GPUs than are free is passed over,
   state.release(sched.gpus(R1));  // 16 free: S now waits behind the reservation, C still for capacity
   sched.finished(R1, Seconds(100));
   CHECK(sched.schedule(Seconds(100), state).starts.empty());
-  CHECK(sched.examinations() == 6 + 2);  // J, S; C passed over
+  CHECK(sched.examinations() == 6 + 1);  // J; C passed over, S given its new reason on the counts alone
+  CHECK(sched.reason_changes() == 1);
   CHECK(sched.reason(C).kind == WaitKind::Capacity);
   CHECK(sched.reason(C).b == 2);  // its figures as an examination would give them
   CHECK(sched.reason(C).d == 16);
@@ -221,7 +222,8 @@ TEST_CASE("scheduler: a job still asking more GPUs than are free is passed over,
   state.release(sched.gpus(R2));
   sched.finished(R2, Seconds(150));
   CHECK(sched.schedule(Seconds(150), state).starts.empty());
-  CHECK(sched.examinations() == 8 + 2);  // J, C; S passed over
+  CHECK(sched.examinations() == 7 + 1);  // J; S passed over, C given its new reason on the counts alone
+  CHECK(sched.reason_changes() == 2);
   CHECK(sched.reason(C).kind == WaitKind::Reservation);  // 24 free with the reserved GPUs; would now end after 250
   CHECK(sched.reason(S).kind == WaitKind::Reservation);
   CHECK(sched.reason(S).until.value == Approx(250));
