@@ -48,9 +48,9 @@ struct Scheduler::Scratch {
   std::vector<long long> bound_in;  // search_may_succeed: GPUs per queue
 };
 
-// Whether examining this pending job would change nothing but the figures of its reason, in a queue that is not
-// StrictFIFO, its preemption search ending before it starts (no preemption for its queue, not eligible, or the
-// pass's record of failed searches, as try_preempt reads it), and
+// Whether examining this pending job would change nothing but its reason, in a queue that is not StrictFIFO, its
+// preemption search ending before it starts (no preemption for its queue, not eligible, the pass's record of failed
+// searches, or the search's first bound, as try_preempt reads them), and
 // - the quota stops it, and it already waits for quota, or for the running job that preempted it (examine's quiet
 //   return); in the first round a job that would borrow ends its queue's round, so one asking more than the nominal
 //   quota counts; or
@@ -59,7 +59,8 @@ struct Scheduler::Scratch {
 //   alone rule its placement out (count_shortfall): more GPUs asked than are free (capacity), or no node with as many
 //   free as a job of one node asks, or fewer whole nodes free than a larger job needs (fragmentation); examine then
 //   names the reservation if the job would outlive it and the reserved GPUs would make up the rest, what placement
-//   says otherwise, and this job already waits for that, or for the running job that preempted it.
+//   says otherwise; a job that already waits for that, or for the running job that preempted it, keeps its reason,
+//   and one that waits for something else is given it (wait()) without an examination.
 // The second sets the backfill shadow for the job as examine would first (where it is on decides which GPUs later
 // jobs are placed on); examine sets it the same way if the job is examined after all. reason() gives a job passed
 // over the figures examine would have given it. Inline: a pass asks it of every waiting job it passes.
@@ -77,14 +78,23 @@ inline bool Scheduler::pass_over(const Key& k, int q, bool first_round, Pass& p)
         return true;
     return false;
   };
+  // Or it would fail at once, on counts: what every job it could take holds, with the free GPUs, is less than it
+  // asks (try_preempt's first bound). The pass records the failure as try_preempt does, for the jobs after it.
+  auto search_fails = [&](int free) {
+    if (search_ends()) return true;
+    const int prio = -k.neg_priority;
+    const long long avail = preemptible_gpus(q, prio);
+    if (avail != 0 && free + avail >= k.gpus) return false;
+    p.preempt_failed[static_cast<std::size_t>(q)].push_back({prio, k.gpus, k.enqueued});
+    return true;
+  };
   if (!quota_.fits(usage_, q, k.gpus)) {
     if (quiet != kQuotaQuiet && quiet != kPreemptedQuiet) return false;
     if (first_round && k.gpus > f.nominal) return false;
-    return search_ends();
+    return search_fails(p.cluster->total_free_gpus());
   }
   if (quiet == kQuotaQuiet || !options_.backfill || !reservation_) return false;
   if (first_round && usage_.used[static_cast<std::size_t>(q)] + k.gpus > f.nominal) return false;
-  if (!search_ends()) return false;
   const bool outlives = !backfill_.may_use_reserved(p.now + runtime_[static_cast<std::size_t>(k.job)], *reservation_);
   set_shadow(outlives, p);
   const ClusterState& c = *p.cluster;
@@ -93,6 +103,7 @@ inline bool Scheduler::pass_over(const Key& k, int q, bool first_round, Pass& p)
   // Placement fails on the counts alone (count_shortfall: in any range, so on every site and pool as well).
   if (k.gpus <= free && (k.gpus <= gpn ? c.max_free_on_a_node() >= k.gpus : c.whole_free_nodes() >= k.gpus / gpn))
     return false;
+  if (!search_fails(free)) return false;
   const bool reserved = outlives && !p.shadow.empty() && k.gpus <= free + static_cast<int>(p.shadow.size());
   if (quiet == kPreemptedQuiet) return true;  // wait() names the job that preempted it, as it does already
   const char says = reserved ? kReservationQuiet : k.gpus > free ? kCapacityQuiet : kFragmentationQuiet;
