@@ -87,25 +87,30 @@ struct Platform::Impl {
   std::uint64_t generation = 0;                           // bumped when a cable changes state
   struct RouteState {
     Route route;
-    std::uint64_t generation = 0;
     bool preferred = false;  // the pair's first choice, taken while all of its cables are up
     std::vector<simgrid::kernel::resource::StandardLinkImpl*> impls;  // route.links' kernel links, as SimGrid takes them
   };
   mutable std::deque<RouteState> routes;  // a deque never moves its elements: Route addresses are stable
-  mutable PairIndex index;                // by (source vertex, destination vertex): position in routes + 1
+  // By position in routes: the cable generation its route was last made or checked at. Apart from the routes, dense:
+  // a lookup whose route is current reads this and the index, not the route (compiling a job's flows looks up every
+  // pair it sends between, most of them current, and only keeps the addresses).
+  mutable std::vector<std::uint64_t> checked_at;
+  mutable PairIndex index;  // by (source vertex, destination vertex): position in routes + 1
 
   explicit Impl(const Topology& t) : topo(t), index(boost::num_vertices(t.graph())) {}
 
   VertexId vertex(const sg4::Host* host) const { return vertex_of_point.at(host->get_netpoint()->id()); }
 
-  RouteState& state(VertexId from, VertexId to, bool& fresh) const {
+  RouteState& state(VertexId from, VertexId to, bool& fresh, std::size_t& at) const {
     std::uint32_t& slot = index.slot(from, to);
     fresh = slot == 0;
     if (fresh) {
       routes.emplace_back();
+      checked_at.push_back(0);
       slot = static_cast<std::uint32_t>(routes.size());
     }
-    return routes[slot - 1];
+    at = slot - 1;
+    return routes[at];
   }
 
   const Route& route_between(VertexId from, VertexId to) const { return current(from, to).route; }
@@ -114,10 +119,11 @@ struct Platform::Impl {
   RouteState& current(VertexId from, VertexId to) const {
     const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint64_t>(to);
     bool fresh = false;
-    RouteState& st = state(from, to, fresh);
-    if (!fresh && st.generation == generation) return st;
+    std::size_t at = 0;
+    RouteState& st = state(from, to, fresh, at);
+    if (!fresh && checked_at[at] == generation) return st;
     if (!fresh && st.preferred && all_up(st.route)) {
-      st.generation = generation;
+      checked_at[at] = generation;
       return st;
     }
     auto [path, preferred] = choose(from, to, key);
@@ -135,7 +141,7 @@ struct Platform::Impl {
       st.impls.push_back(st.route.links.back()->get_impl());
       st.route.latency += props.latency;
     }
-    st.generation = generation;
+    checked_at[at] = generation;
     st.preferred = preferred;
     return st;
   }
