@@ -445,42 +445,42 @@ Path Topology::ecmp_path(VertexId from, VertexId to, std::uint64_t spread) const
       t.erase(std::remove_if(t.begin(), t.end(), [&](const Step& s) { return !nvlink(s); }), t.end());
   };
   thread_local std::vector<Step> ties;  // scratch kept between calls (a large run asks ~10^5 paths)
-  // A vertex one hop from `to` is one of its neighbours: the few it has (parallel links counted once).
+  // Near `to`, a wide switch (a spine with a link to every leaf) has few next hops, all of them `to` or a neighbour of
+  // it: they are found from those few instead of from the switch's every link. `to`'s neighbours, parallel links
+  // counted once, are listed when first needed (none when it has too many to list).
+  constexpr std::size_t kWide = 32;
   std::array<VertexId, 8> near{};
-  int near_count = 0;
-  bool near_known = boost::out_degree(to, graph_) <= 64;
-  if (near_known)
-    for (auto [it, end] = boost::out_edges(to, graph_); it != end && near_known; ++it) {
+  int near_count = -1;
+  auto list_near = [&] {
+    near_count = 0;
+    if (boost::out_degree(to, graph_) > 64) return;
+    for (auto [it, end] = boost::out_edges(to, graph_); it != end; ++it) {
       const VertexId u = boost::target(*it, graph_);
       if (std::find(near.begin(), near.begin() + near_count, u) != near.begin() + near_count) continue;
-      near_known = near_count < static_cast<int>(near.size());
-      if (near_known) near[near_count++] = u;
+      if (near_count == static_cast<int>(near.size())) {
+        near_count = 0;
+        return;
+      }
+      near[near_count++] = u;
     }
-  // The links between a and b, seen from b's side: b's own list, scanned for a.
-  auto links_between = [&](VertexId a, VertexId b) {
-    for (auto [it, end] = boost::out_edges(b, graph_); it != end; ++it)
-      if (boost::target(*it, graph_) == a) ties.push_back({b, graph_[*it].id});
   };
   VertexId cur = from;
+  // cur's links to its neighbour v, parallel ones included, read from the shorter of the two lists.
+  auto links_to = [&](VertexId v) {
+    const bool from_v = boost::out_degree(v, graph_) < boost::out_degree(cur, graph_);
+    for (auto [it, end] = boost::out_edges(from_v ? v : cur, graph_); it != end; ++it)
+      if (boost::target(*it, graph_) == (from_v ? cur : v)) ties.push_back({v, graph_[*it].id});
+  };
   for (int step = 0; cur != to; ++step) {
     ties.clear();
     const int here = dist[cur];
-    const auto degree = boost::out_degree(cur, graph_);
-    if (here == 1 && degree > boost::out_degree(to, graph_)) {
-      // The next hop is `to`: its links to cur, from its shorter list (a spine's runs over every leaf).
-      links_between(cur, to);
-    } else if (here == 2 && near_known && degree > 4 * near.size()) {
-      // The next hop is a neighbour of `to` one hop from cur: each one's links to cur, the shorter list scanned.
-      for (int i = 0; i < near_count; ++i) {
-        const VertexId u = near[i];
-        if (endpoint_only(u) || dist[u] + 1 != here) continue;
-        if (boost::out_degree(u, graph_) < degree) {
-          links_between(cur, u);
-        } else {
-          for (auto [it, end] = boost::out_edges(cur, graph_); it != end; ++it)
-            if (boost::target(*it, graph_) == u) ties.push_back({u, graph_[*it].id});
-        }
-      }
+    const bool wide = boost::out_degree(cur, graph_) > kWide;
+    if (wide && here == 2 && near_count < 0) list_near();
+    if (wide && here == 1) {
+      links_to(to);  // the only vertex 0 hops from `to`
+    } else if (wide && here == 2 && near_count > 0) {
+      for (int i = 0; i < near_count; ++i)  // every vertex 1 hop from `to` is among them
+        if (!endpoint_only(near[i]) && dist[near[i]] + 1 == here) links_to(near[i]);
     } else {
       for (auto [it, end] = boost::out_edges(cur, graph_); it != end; ++it) {
         VertexId v = boost::target(*it, graph_);

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <set>
 
@@ -129,6 +130,61 @@ TEST_CASE("ecmp paths spread flows over every spine, at the same length", "[unit
     CHECK(t.ecmp_path(a, b, spread) == p);
   }
   CHECK(spines.size() == 8);
+}
+
+// ecmp_path as Topology documents it, by scanning every link of every vertex on the way: the reference for the
+// shortcut it takes near the destination on wide switches (a spine linked to every leaf).
+tt::Path ecmp_by_scan(const Topology& t, VertexId from, VertexId to, std::uint64_t spread) {
+  auto mix = [](std::uint64_t x) {  // splitmix64's finalizer, as topology.cpp hashes
+    x += 0x9e3779b97f4a7c15ULL;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+    return x ^ (x >> 31);
+  };
+  const auto& g = t.graph();
+  const Topology::HopDistances dist = t.hops_to(to);
+  const bool same_node = g[from].kind == VertexKind::Gpu && g[to].kind == VertexKind::Gpu && g[from].node == g[to].node;
+  tt::Path out;
+  VertexId cur = from;
+  for (int step = 0; cur != to; ++step) {
+    std::vector<std::pair<VertexId, int>> ties;
+    for (auto [it, end] = boost::out_edges(cur, g); it != end; ++it) {
+      const VertexId v = boost::target(*it, g);
+      const bool endpoint_only = g[v].kind == VertexKind::Storage && v != from && v != to;
+      if (!endpoint_only && dist[v] + 1 == dist[cur]) ties.push_back({v, g[*it].id});
+    }
+    if (same_node && std::any_of(ties.begin(), ties.end(), [&](auto& s) { return t.link(s.second).kind == LinkKind::NvLink; }))
+      std::erase_if(ties, [&](auto& s) { return t.link(s.second).kind != LinkKind::NvLink; });
+    std::sort(ties.begin(), ties.end());
+    REQUIRE(!ties.empty());
+    const std::size_t pick = spread == 0 ? 0 : mix(spread ^ mix(static_cast<std::uint64_t>(step))) % ties.size();
+    const EdgeId e = t.edges()[ties[pick].second];
+    out.push_back(tt::Hop{e, boost::source(e, g) == cur});
+    cur = ties[pick].first;
+  }
+  return out;
+}
+
+TEST_CASE("ecmp paths on wide spines are the paths a scan of every link finds", "[unit]") {
+  // 64 groups of 8 nodes, 8 rails: each spine links to 512 leaves; 2:1 leaf-spine racks for the other generator.
+  for (const Topology& t : {make_rail_optimized(fabric(512, 8, 8)), make_leaf_spine(fabric(256, 4, 8, 2.0))}) {
+    INFO(t.name() << " " << t.generator());
+    const int nodes = static_cast<int>(t.nodes().size());
+    std::vector<VertexId> ends;
+    for (int n : {0, 1, 7, 8, 100, 255, nodes - 1})
+      for (int local : {0, 3, 7}) ends.push_back(t.gpu_vertex(n, local));
+    if (t.has_storage()) ends.push_back(t.storage());
+    int compared = 0;
+    for (VertexId a : ends)
+      for (VertexId b : ends) {
+        if (a == b) continue;
+        for (std::uint64_t spread : {0ULL, 1ULL, 7ULL, 12345ULL, 0x9e3779b97f4a7c15ULL}) {
+          REQUIRE(t.ecmp_path(a, b, spread) == ecmp_by_scan(t, a, b, spread));
+          ++compared;
+        }
+      }
+    CHECK(compared > 2000);
+  }
 }
 
 TEST_CASE("leaf-spine paths: same rack through its leaf, across racks through a spine", "[unit]") {
