@@ -178,6 +178,7 @@ class Topology {
   std::unordered_map<std::string, int> link_index_;
   std::array<int, 5> kind_count_{};  // by VertexKind
   struct HopCache;
+  static std::shared_ptr<HopCache> make_hop_cache();  // topology_paths.cpp, where HopCache is
   mutable std::shared_ptr<HopCache> hop_cache_;  // by destination vertex: hops_to()
 };
 
