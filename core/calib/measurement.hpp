@@ -35,8 +35,10 @@ std::vector<Measurement> parse_nccl_tests_json(const std::string& text, const st
 // collective,size_bytes,algorithm,protocol,channels,nodes,ranks,pipeOps,regBuff,bandwidth_gbps,latency_us; latency_us
 // is one call's time. '#' lines are comments.
 std::vector<Measurement> parse_tuner_csv(const std::string& text, const std::string& file);
-// A published bus-bandwidth table (tests/data/nccl/*.busbw.csv): '# key: value' lines (source, collective, ranks,
-// nodes, optional algorithm and protocol, in_place), then the header "size,busbw_GBps" and one row per size.
+// A published table (tests/data/nccl/*.busbw.csv, *.time.csv): '# key: value' lines (source, collective, ranks,
+// nodes, optional algorithm and protocol, in_place), then the header "size,busbw_GBps" (bus bandwidth) or
+// "size,time_us" (the time of one call, as nccl-tests prints it: more digits than busbw's two decimals at small sizes)
+// and one row per size.
 std::vector<Measurement> parse_busbw_table(const std::string& text, const std::string& file);
 
 // Reads `path` and hands it to the reader its content calls for.

@@ -116,6 +116,7 @@ std::vector<Measurement> parse_busbw_table(const std::string& text, const std::s
   const auto lines = calib::split_lines(text);
   std::map<std::string, std::pair<std::string, std::size_t>> meta;  // key -> value, line
   bool header = false;
+  bool by_time = false;  // "size,time_us": the time of one call; "size,busbw_GBps": the bus bandwidth
   std::vector<Measurement> out;
   Measurement proto;
   for (std::size_t ln = 1; ln <= lines.size(); ++ln) {
@@ -129,8 +130,10 @@ std::vector<Measurement> parse_busbw_table(const std::string& text, const std::s
       continue;
     }
     if (!header) {
-      if (t != "size,busbw_GBps") fail_line(file, ln, "the header \"size,busbw_GBps\" after the '# key: value' lines");
+      if (t != "size,busbw_GBps" && t != "size,time_us")
+        fail_line(file, ln, "the header \"size,busbw_GBps\" or \"size,time_us\" after the '# key: value' lines");
       header = true;
+      by_time = t == "size,time_us";
       for (const char* key : {"source", "collective", "ranks", "nodes"})
         if (!meta.count(key)) fail_line(file, ln, std::string("a '# ") + key + ": ...' line above the header");
       const auto& [cname, cline] = meta["collective"];
@@ -153,21 +156,30 @@ std::vector<Measurement> parse_busbw_table(const std::string& text, const std::s
       continue;
     }
     const auto f = split_csv(t);
-    if (f.size() != 2) fail_line(file, ln, "two fields: size in bytes, bus bandwidth in GB/s");
+    if (f.size() != 2)
+      fail_line(file, ln, by_time ? "two fields: size in bytes, time of one call in microseconds"
+                                  : "two fields: size in bytes, bus bandwidth in GB/s");
     const auto size = to_integer(f[0]);
     if (!size || *size <= 0) fail_line(file, ln, "a size in bytes (a whole number greater than zero), found \"" + f[0] + "\"");
-    const auto busbw = to_number(f[1]);
-    if (!busbw || *busbw <= 0) fail_line(file, ln, "a bus bandwidth in GB/s greater than zero, found \"" + f[1] + "\"");
+    const auto value = to_number(f[1]);
+    if (!value || *value <= 0)
+      fail_line(file, ln, std::string(by_time ? "a time in microseconds" : "a bus bandwidth in GB/s") +
+                              " greater than zero, found \"" + f[1] + "\"");
     if (!out.empty() && *size <= out.back().size.value)
       fail_line(file, ln, "sizes in increasing order (" + f[0] + " follows " + std::to_string(static_cast<long long>(out.back().size.value)) + ")");
     Measurement m = proto;
     m.size = Bytes(static_cast<double>(*size));
-    const double algbw = *busbw * 1e9 / busbw_factor(m.collective, m.ranks);
-    m.time = Seconds(m.size.value / algbw);
+    if (by_time) {
+      m.time = Seconds(*value * 1e-6);
+    } else {
+      const double algbw = *value * 1e9 / busbw_factor(m.collective, m.ranks);
+      m.time = Seconds(m.size.value / algbw);
+    }
     m.where = file + ":" + std::to_string(ln);
     out.push_back(std::move(m));
   }
-  if (out.empty()) fail_line(file, lines.size() + 1, "a '# key: value' preamble, the header \"size,busbw_GBps\" and rows");
+  if (out.empty())
+    fail_line(file, lines.size() + 1, "a '# key: value' preamble, the header \"size,busbw_GBps\" or \"size,time_us\" and rows");
   return out;
 }
 
@@ -182,7 +194,7 @@ std::vector<Measurement> load_measurements(const std::string& path) {
   for (const std::string& line : calib::split_lines(text)) {
     const std::string_view t = trim(line);
     if (t.empty() || t[0] == '#') continue;
-    if (t == "size,busbw_GBps") return parse_busbw_table(text, path);
+    if (starts_with(t, "size,")) return parse_busbw_table(text, path);  // a published table (its header checked there)
     if (starts_with(t, "collective,") || t.find("latency_us") != std::string_view::npos) return parse_tuner_csv(text, path);
     break;
   }

@@ -11,6 +11,9 @@ namespace {
 std::vector<Measurement> table(const char* gpu) {
   return load_measurements(std::string(TT_SOURCE_DIR) + "/tests/data/nccl/azure-nd-" + gpu + "-v5.all_reduce.busbw.csv");
 }
+std::vector<Measurement> public_table(const std::string& file) {
+  return load_measurements(std::string(TT_SOURCE_DIR) + "/tests/data/nccl/" + file);
+}
 
 double mape(const std::vector<CalibrationPoint>& pts, double min_size = 0) {
   double sum = 0;
@@ -39,6 +42,39 @@ TEST_CASE("Uncalibrated defaults hold the public 8 x H100 and 8 x H200 NVLS tabl
     for (const auto& p : pts) raw += std::abs(p.latency + p.transfer - p.m.time.value) / p.m.time.value;
     CHECK(raw / 24 > 0.2);
   }
+}
+
+// The shipped NVLS corrections were fitted to the two Azure tables; these two were not in that fit: another operator's
+// H100 node with NCCL 2.26.2 (Together AI, out of sample: measured 7.7% over all sizes, 2.9% from 16 MiB up) and
+// Azure's H200 node measured again with NCCL 2.26.2 (6.3%, 2.2%).
+TEST_CASE("Uncalibrated defaults hold public NVLS tables they were not fitted to [unit]") {
+  const Topology h100 = testing::h100_nodes(1), h200 = testing::h100_nodes(1, "H200");
+  for (const auto& [topo, file] : {std::pair{&h100, "together-h100-nvls.all_reduce.time.csv"},
+                                   std::pair{&h200, "azure-nd-h200-v5-nccl2.26.all_reduce.busbw.csv"}}) {
+    INFO(file);
+    const auto pts = calibration_points(*topo, public_table(file));
+    REQUIRE(pts.size() == 24);
+    CHECK(mape(pts) <= 0.10);
+    CHECK(mape(pts, 16 * 1048576.0) <= 0.05);
+  }
+}
+
+// With the same NCCL (2.26.2) on both sides, one operator's H100 table and another's H200 table still differ by 20-31%
+// from 1 KiB to 1 MiB before any model (a call's floor is ~35 us on the first, ~30 us on the second: the platform's
+// launch and synchronisation, not the GPU), so an H100 fit carries to H200 from 16 MiB up (measured 2.2%) and not
+// below (12.3% over all sizes). A same-platform pair would be the test of 5% over all sizes; none was found.
+TEST_CASE("Calibrated on one operator's H100 table, another operator's H200 table of the same NCCL [unit]") {
+  const Topology h100 = testing::h100_nodes(1), h200 = testing::h100_nodes(1, "H200");
+  const auto h100_table = public_table("together-h100-nvls.all_reduce.time.csv");
+  const auto h200_table = public_table("azure-nd-h200-v5-nccl2.26.all_reduce.busbw.csv");
+  REQUIRE(h100_table.size() == h200_table.size());
+  for (std::size_t i = 0; i < h100_table.size(); ++i)
+    if (h100_table[i].size.value <= 1048576.0) CHECK(h200_table[i].time.value < 0.85 * h100_table[i].time.value);
+  CommOverrides fitted;
+  fitted.regimes = fit_regimes(calibration_points(h100, h100_table));
+  const auto pts = calibration_points(h200, h200_table, fitted);
+  CHECK(mape(pts, 16 * 1048576.0) <= 0.05);
+  CHECK(mape(pts) <= 0.14);
 }
 
 // The issue asks for 5% over all sizes; the two tables disagree below 16 MiB (NCCL 2.18.5 against 2.20.5: a 128 KiB

@@ -89,6 +89,20 @@ TEST_CASE("Published busbw tables: times from the bus bandwidth, source required
   CHECK(busbw_factor(Collective::AllGather, 8) == Approx(7.0 / 8));
 }
 
+TEST_CASE("Published time tables: the time of one call in microseconds, as nccl-tests prints it [unit]") {
+  const auto m = load_measurements(data("together-h100-nvls.all_reduce.time.csv"));
+  REQUIRE(m.size() == 24);
+  CHECK(m[0].size.value == 1024);
+  CHECK(m[0].time.value == Approx(35.59e-6));
+  CHECK(m.back().time.value == Approx(31327.3e-6));
+  CHECK(*m[0].algorithm == Algorithm::Nvls);
+  CHECK(m[0].in_place);
+  const auto ring = load_measurements(data("together-h100-ring.all_reduce.time.csv"));
+  REQUIRE(ring.size() == 24);
+  CHECK(*ring[0].algorithm == Algorithm::Ring);
+  CHECK_FALSE(ring[0].protocol.has_value());  // NCCL's choice per size: the planner's
+}
+
 TEST_CASE("Malformed logs and CSVs: each error names the file, the line or pointer and what was expected [unit]") {
   std::ifstream manifest(data("bad/expected.tsv"));
   REQUIRE(manifest);
