@@ -165,7 +165,11 @@ std::string slow_row(const std::string& log, const std::string& size, double fac
 
 }  // namespace
 
-TEST_CASE("e2e: our commtest log judged against a plan for this machine passes, one size 30% slow fails it", "[e2e]") {
+// Hidden from test discovery ([.]): it measures this machine's loopback and judges it within ~14% of its own fit, so
+// tests/CMakeLists.txt runs it alone (accept.commtest_judged, RUN_SERIAL): beside other tests under ctest -j2 one size
+// once measured 35% below the fit.
+TEST_CASE("e2e: our commtest log judged against a plan for this machine passes, one size 30% slow fails it",
+          "[.][e2e][loopback]") {
   const auto dir = scratch_dir("accept-nccl-tests");
   auto ct = run_cli("commtest --devices cpu:4 -b 64K -e 4M -f 4");
   REQUIRE(ct.exit_code == 0);
