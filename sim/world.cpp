@@ -82,7 +82,14 @@ double World::steady_share(const JobRun& r, std::size_t i, double t) const {
   const double p = r.busy[i], average = r.shared_bytes[i] / t, c = platform.capacity(r.shared[i]);
   if (!(p > 0 && p < 1) || average <= 0 || c <= 0) return 1.0;
   const double rate = std::min(average / p, c);
-  const double steady = c - 1.0 / (p / std::max(c - rate, c / 2) + (1 - p) / c);
+  const double during = std::max(c - rate, c / 2);  // what max-min sharing leaves a job measuring beside a burst
+  // A transfer short against the bursts meets one for its whole length or not at all: its expected time is that of
+  // the harmonic mean of the two rates (weights p, 1 - p). One long against them sees the time average of the rates.
+  // Jobs' transfers and bursts are their steps, of like lengths: neither limit holds, and the mean of the two is what
+  // bench_accuracy measures closest to simulating every iteration (docs/scenario-format.md, "Sim").
+  const double short_transfers = c - 1.0 / (p / during + (1 - p) / c);
+  const double long_transfers = p * (c - during);
+  const double steady = 0.5 * (short_transfers + long_transfers);
   return std::clamp(steady / average, 0.0, 1.0);
 }
 

@@ -124,11 +124,12 @@ struct World {
   void set_nominal(JobRun& r, double t, bool notify = true);
   // The share of its average load that an attempt fast-forwarding at `t` seconds per iteration sets aside on its shared
   // link i (JobRun::shared) for the others: it sends there only in the steps that cross it, a share p of its time
-  // (JobRun::busy), at its average rate / p. A job measuring beside it meets a burst in a share p of its transfers and
-  // gets there what max-min sharing leaves it, the link less the burst's rate but at least half of it (both want
-  // more), and the whole link otherwise: its transfers take as long as beside a steady load of
-  // C - 1 / (p / max(C - rate, C / 2) + (1 - p) / C), never set above the average. Where its bursts fill the link
-  // that is less than the average: p / (1 + p) of the link against p. 1 when it has not measured.
+  // (JobRun::busy), at its average rate / p. A job measuring beside it gets during a burst what max-min sharing leaves
+  // it, g = max(C - rate, C / 2) (both want more), and the whole link otherwise. Transfers short against the bursts
+  // meet one in a share p of them: they take as long as beside a steady load of C - 1 / (p / g + (1 - p) / C). Long
+  // ones see the time average of the rates: a steady load of p (C - g). The load set aside is the mean of the two,
+  // never above the average. Where its bursts fill the link: (p / (1 + p) + p / 2) / 2 of the link against p. 1 when
+  // it has not measured.
   double steady_share(const JobRun& r, std::size_t i, double t) const;
   // Records the others' load on the attempt's links as it starts measuring.
   void snapshot_seen(JobRun& r);
