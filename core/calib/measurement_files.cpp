@@ -179,7 +179,8 @@ std::vector<Measurement> parse_busbw_table(const std::string& text, const std::s
     out.push_back(std::move(m));
   }
   if (out.empty())
-    fail_line(file, lines.size() + 1, "a '# key: value' preamble, the header \"size,busbw_GBps\" or \"size,time_us\" and rows");
+    fail_line(file, lines.size() + 1,
+              "a '# key: value' preamble, the header \"size,busbw_GBps\" or \"size,time_us\" and rows");
   return out;
 }
 
@@ -194,7 +195,7 @@ std::vector<Measurement> load_measurements(const std::string& path) {
   for (const std::string& line : calib::split_lines(text)) {
     const std::string_view t = trim(line);
     if (t.empty() || t[0] == '#') continue;
-    if (starts_with(t, "size,")) return parse_busbw_table(text, path);  // a published table (its header checked there)
+    if (starts_with(t, "size,")) return parse_busbw_table(text, path);  // a published table; its header checked there
     if (starts_with(t, "collective,") || t.find("latency_us") != std::string_view::npos) return parse_tuner_csv(text, path);
     break;
   }
