@@ -23,7 +23,9 @@
 #include <cstdio>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "bench/bench_util.hpp"
@@ -138,6 +140,21 @@ std::string run_one(double scale, const Options& o) {
   for (const auto& j : r.jobs) finished += j.end.has_value();
   long long pending_decisions = 0;  // a waiting job's reason changed: grows with the backlog times the passes
   for (const auto& d : r.decisions) pending_decisions += d.kind == "pending";
+  // How spread the launches are: the leaf groups a launch's nodes lie in, weighted by the job's GPUs. A larger fleet
+  // as busy scatters its free nodes over more groups, so the same job sizes cross more spine links (README, "Why each
+  // doubling of the fleet months costs more than twice the wall").
+  std::unordered_map<std::string, int> group_of, gpus_of;
+  for (const NodeInfo& n : s.topology.nodes()) group_of[n.name] = n.group;
+  for (const auto& j : r.jobs) gpus_of[j.name] = j.gpus;
+  double launched_gpus = 0, launched_group_gpus = 0;
+  for (const auto& d : r.decisions)
+    if (d.kind == "launch") {
+      std::set<int> groups;
+      for (const std::string& node : d.nodes) groups.insert(group_of.at(node));
+      const double gpus = gpus_of.at(d.job);
+      launched_gpus += gpus;
+      launched_group_gpus += gpus * static_cast<double>(groups.size());
+    }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double simulated = s.sim.horizon.value;
   Json out = {{"scale", scale},
@@ -164,6 +181,8 @@ std::string run_one(double scale, const Options& o) {
               {"route_index_bytes", stats.route_index_bytes},
               {"decisions", r.decisions.size()},
               {"pending_decisions", pending_decisions},
+              {"launched_gpus", launched_gpus},
+              {"launch_groups", launched_gpus > 0 ? launched_group_gpus / launched_gpus : 0.0},
               {"scheduler_passes", controller.scheduler_passes()},
               {"scheduler_examinations", controller.scheduler_examinations()},
               {"scheduler_reason_changes", controller.scheduler_reason_changes()},
@@ -247,7 +266,7 @@ int main(int argc, char** argv) {
             "%10lld SimGrid activities  %7lld events  %6lld measured + %6lld + %6lld reused paces  %8lld reused steps  peak %5lld "
             "flows\n"
             "          %8lld scheduler passes  %10lld examinations + %8lld reasons changed on the counts  %8lld decisions "
-            "(%8lld pending)  %8lld routes\n",
+            "(%8lld pending)  %8lld routes  launches over %.2f leaf groups (GPU-weighted)\n",
             scale, r["gpus"].get<int>(), r["jobs"].get<int>(), r["jobs_finished"].get<int>(), r["failures"].get<int>(),
             r["wall_s"].get<double>(), r["peak_rss_mib"].get<double>(), r["speedup"].get<double>(),
             r["simgrid_activities"].get<long long>(), r["controller_events"].get<long long>(),
@@ -256,7 +275,7 @@ int main(int argc, char** argv) {
             r["peak_flows"].get<long long>(), r["scheduler_passes"].get<long long>(),
             r["scheduler_examinations"].get<long long>(), r["scheduler_reason_changes"].get<long long>(),
             r["decisions"].get<long long>(),
-            r["pending_decisions"].get<long long>(), r["routes"].get<long long>());
+            r["pending_decisions"].get<long long>(), r["routes"].get<long long>(), r["launch_groups"].get<double>());
       std::fflush(stdout);
     }
   if (o.repeat > 1 && !o.json)
@@ -273,6 +292,8 @@ int main(int argc, char** argv) {
                       {"to", b["scale"]},
                       {"jobs", b["jobs"].get<double>() / a["jobs"].get<double>()},
                       {"activities", b["simgrid_activities"].get<double>() / a["simgrid_activities"].get<double>()},
+                      {"launched_gpus", b["launched_gpus"].get<double>() / a["launched_gpus"].get<double>()},
+                      {"launch_groups", b["launch_groups"].get<double>() / a["launch_groups"].get<double>()},
                       {"wall", b["wall_s"].get<double>() / a["wall_s"].get<double>()}});
   }
   // The wall and memory goals are the full size's (scale 1); other sizes show only their growth.
@@ -292,9 +313,11 @@ int main(int argc, char** argv) {
     return 0;
   }
   for (const Json& g : growth)
-    std::printf("scale %g -> %g: jobs x%.2f, SimGrid activities x%.2f, wall x%.2f (goal at most x%.1f)\n",
-                g["from"].get<double>(), g["to"].get<double>(), g["jobs"].get<double>(), g["activities"].get<double>(),
-                g["wall"].get<double>(), kGoalGrowth);
+    std::printf(
+        "scale %g -> %g: jobs x%.2f, GPUs launched x%.2f, leaf groups per launch x%.2f, SimGrid activities x%.2f, "
+        "wall x%.2f (goal at most x%.1f)\n",
+        g["from"].get<double>(), g["to"].get<double>(), g["jobs"].get<double>(), g["launched_gpus"].get<double>(),
+        g["launch_groups"].get<double>(), g["activities"].get<double>(), g["wall"].get<double>(), kGoalGrowth);
   if (full)
     std::printf("scale 1: wall %.2f s = %.2fx the %.0f s goal; peak RSS %.0f MiB = %.2fx the 1 GiB goal\n",
                 (*full)["wall_s"].get<double>(), (*full)["wall_s"].get<double>() / kGoalWall, kGoalWall,
