@@ -140,9 +140,11 @@ std::string run_one(double scale, const Options& o) {
   for (const auto& j : r.jobs) finished += j.end.has_value();
   long long pending_decisions = 0;  // a waiting job's reason changed: grows with the backlog times the passes
   for (const auto& d : r.decisions) pending_decisions += d.kind == "pending";
-  // How spread the launches are: the leaf groups a launch's nodes lie in, weighted by the job's GPUs. A larger fleet
-  // as busy scatters its free nodes over more groups, so the same job sizes cross more spine links (README, "Why each
-  // doubling of the fleet months costs more than twice the wall").
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // How spread the launches are (counted after the wall time, which it is not part of): the leaf groups a launch's
+  // nodes lie in, weighted by the job's GPUs. A larger fleet as busy scatters its free nodes over more groups, so the
+  // same job sizes cross more spine links (README, "Why each doubling of the fleet months costs more than twice the
+  // wall").
   std::unordered_map<std::string, int> group_of, gpus_of;
   for (const NodeInfo& n : s.topology.nodes()) group_of[n.name] = n.group;
   for (const auto& j : r.jobs) gpus_of[j.name] = j.gpus;
@@ -155,7 +157,6 @@ std::string run_one(double scale, const Options& o) {
       launched_gpus += gpus;
       launched_group_gpus += gpus * static_cast<double>(groups.size());
     }
-  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double simulated = s.sim.horizon.value;
   Json out = {{"scale", scale},
               {"gpus", s.topology.total_gpus()},
