@@ -145,14 +145,13 @@ std::string run_one(double scale, const Options& o) {
   // nodes lie in, weighted by the job's GPUs. A larger fleet as busy scatters its free nodes over more groups, so the
   // same job sizes cross more spine links (README, "Why each doubling of the fleet months costs more than twice the
   // wall").
-  std::unordered_map<std::string, int> group_of, gpus_of;
-  for (const NodeInfo& n : s.topology.nodes()) group_of[n.name] = n.group;
+  std::unordered_map<std::string, int> gpus_of;
   for (const auto& j : r.jobs) gpus_of[j.name] = j.gpus;
   double launched_gpus = 0, launched_group_gpus = 0;
   for (const auto& d : r.decisions)
     if (d.kind == "launch") {
       std::set<int> groups;
-      for (const std::string& node : d.nodes) groups.insert(group_of.at(node));
+      for (const std::string& node : d.nodes) groups.insert(s.topology.nodes().at(s.topology.find_node(node)).group);
       const double gpus = gpus_of.at(d.job);
       launched_gpus += gpus;
       launched_group_gpus += gpus * static_cast<double>(groups.size());
