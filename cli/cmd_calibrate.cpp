@@ -3,7 +3,10 @@
 // prints the fit and its error table per size band, and writes the corrections as a scenario's "comm" section.
 // traintwin calibrate --from-run RUN_DIR [--check RUN_DIR_B] [--out twin.json]: fits the CPU twin of this machine
 // (core/calib/cpu_twin.hpp) to a real run's measurements and reports how it predicts its own and another run's phases.
+// traintwin calibrate --predicted P --measured B [--out comparison.json]: a run the twin predicted (traintwin real
+// --twin) against a real run of the same scenario, job by job (core/calib/run_comparison.hpp).
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
@@ -12,6 +15,7 @@
 #include "cli/commands.hpp"
 #include "core/calib/cpu_twin.hpp"
 #include "core/calib/fit.hpp"
+#include "core/calib/run_comparison.hpp"
 #include "core/io/input_error.hpp"
 #include "core/io/json_reader.hpp"
 #include "core/io/scenario_reader.hpp"
@@ -27,6 +31,7 @@ struct CalibrateArgs {
   std::string out;
   std::string from_run;
   std::string check;
+  std::string predicted, measured;
 };
 
 // --- calibrate --from-run -------------------------------------------------------------------------------------------
@@ -45,19 +50,31 @@ std::string term_text(const PhaseModel& m) {
     case RunPhase::Update:
       std::snprintf(buf, sizeof buf, "%.4g s + %.4g ns/param", c[0], c[1] * 1e9);
       break;
+    case RunPhase::Startup:
+      std::snprintf(buf, sizeof buf, "%.4g ms + %.4g ms/rank", c[0] * 1e3, c[1] * 1e3);
+      break;
     default:
       std::snprintf(buf, sizeof buf, "latency %.4g ms + %.4g MB/s written", c[0] * 1e3, c[1] > 0 ? 1e-6 / c[1] : 0.0);
   }
   return buf;
 }
 
+std::string format_ratio(double r) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", r);
+  return buf;
+}
+
 nlohmann::json twin_json(const CpuTwin& t) {
   nlohmann::json out;
-  for (RunPhase p : {RunPhase::Compute, RunPhase::AllReduce, RunPhase::Update, RunPhase::Checkpoint}) {
+  for (RunPhase p : kFittedPhases) {
     const PhaseModel& m = t.model(p);
     nlohmann::json terms;
     for (std::size_t j = 0; j < m.features.size(); ++j) terms[m.features[j]] = m.coefficients[j];
-    out[to_string(p)] = {{"terms", terms}, {"shapes", m.shapes.size()}, {"samples", m.samples}};
+    out[to_string(p)] = {{"terms", terms},
+                         {"shapes", m.shapes.size()},
+                         {"samples", m.samples},
+                         {"mean_over_median", m.mean_over_median}};
   }
   const double per_flop = t.compute.coefficients[1];
   out["compute"]["attention_gflops"] = per_flop > 0 ? 1e-9 / per_flop : 0.0;
@@ -122,10 +139,11 @@ int run_from_run(const CalibrateArgs& a) {
   std::printf("# traintwin calibrate --from-run: %zu phase samples of %zu launches from %s\n", run.samples.size(),
               run.launches.size(), run.file.c_str());
   std::printf("# phase       shapes samples  fit (per-shape medians, least squares on relative error)\n");
-  for (RunPhase p : {RunPhase::Compute, RunPhase::AllReduce, RunPhase::Update, RunPhase::Checkpoint}) {
+  for (RunPhase p : kFittedPhases) {
     const PhaseModel& m = twin.model(p);
     std::printf("  %-10s %7zu %7d  %s\n", to_string(p), m.shapes.size(), m.samples,
-                m.shapes.empty() ? "not measured (no sample)" : term_text(m).c_str());
+                m.shapes.empty() ? "not measured (no sample)"
+                                 : (term_text(m) + "; mean / median " + format_ratio(m.mean_over_median)).c_str());
   }
   std::printf("  %-10s %7s %7s  max(pace, compute + allreduce + update)\n", "iteration", "-", "-");
   const auto fit = prediction_errors(twin, run);
@@ -149,6 +167,63 @@ int run_from_run(const CalibrateArgs& a) {
   return 0;
 }
 
+// --- calibrate --predicted P --measured B ---------------------------------------------------------------------------
+std::string report_file(const std::string& path) {
+  namespace fs = std::filesystem;
+  return fs::is_directory(path) ? (fs::path(path) / "report.json").string() : path;
+}
+
+int run_compare(const CalibrateArgs& a) {
+  const std::string pf = report_file(a.predicted), mf = report_file(a.measured);
+  const RunComparison c = compare_runs(load_json_file(pf), pf, load_json_file(mf), mf);
+  std::printf("# predicted %s against measured %s (scenario seconds; error = predicted / measured - 1)\n", pf.c_str(),
+              mf.c_str());
+  std::printf("# job                state (measured/predicted)  figure              measured   predicted     error\n");
+  auto num = [](const std::optional<double>& v) {
+    char b[32];
+    if (v) std::snprintf(b, sizeof b, "%10.4g", *v);
+    else std::snprintf(b, sizeof b, "%10s", "-");
+    return std::string(b);
+  };
+  nlohmann::json jobs = nlohmann::json::array();
+  for (const JobComparison& j : c.jobs) {
+    nlohmann::json figures;
+    for (std::size_t f = 0; f < j.figures.size(); ++f) {
+      const FigurePair& fp = j.figures[f];
+      const auto e = fp.error();
+      char err[32];
+      if (e) std::snprintf(err, sizeof err, "%8.1f%%", 100 * *e);
+      else std::snprintf(err, sizeof err, "%9s", "-");
+      std::printf("  %-18s %-27s %-16s %s  %s  %s\n", j.job.c_str(),
+                  (j.measured_state + "/" + j.predicted_state).c_str(), to_string(kRunFigures[f]),
+                  num(fp.measured).c_str(), num(fp.predicted).c_str(), err);
+      auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+      figures[to_string(kRunFigures[f])] = {
+          {"measured_s", opt(fp.measured)}, {"predicted_s", opt(fp.predicted)}, {"error", opt(e)}};
+    }
+    jobs.push_back({{"job", j.job},
+                    {"measured_state", j.measured_state},
+                    {"predicted_state", j.predicted_state},
+                    {"figures", figures}});
+  }
+  std::printf("# over the jobs: median and worst |error|\n");
+  nlohmann::json summary;
+  for (const FigureSummary& s : c.summary) {
+    if (s.jobs == 0) continue;
+    std::printf("  %-16s %3d jobs  median %6.1f%%  worst %6.1f%% (%s)\n", to_string(s.figure), s.jobs,
+                100 * s.median_abs, 100 * s.worst_abs, s.worst_job.c_str());
+    summary[to_string(s.figure)] = {
+        {"jobs", s.jobs}, {"median_abs_error", s.median_abs}, {"worst_abs_error", s.worst_abs}, {"worst_job", s.worst_job}};
+  }
+  if (!a.out.empty()) {
+    std::ofstream out(a.out);
+    if (!out) throw InputError(a.out, "", "a file that can be written (--out)");
+    out << nlohmann::json{{"predicted", pf}, {"measured", mf}, {"jobs", jobs}, {"summary", summary}}.dump(2) << "\n";
+    std::printf("# wrote %s\n", a.out.c_str());
+  }
+  return 0;
+}
+
 nlohmann::json band_json(const BandError& e) {
   return {{"points", e.points},
           {"mape_uncalibrated", e.uncalibrated},
@@ -160,6 +235,7 @@ nlohmann::json band_json(const BandError& e) {
 
 int run(const CalibrateArgs& a) {
   if (!a.from_run.empty()) return run_from_run(a);
+  if (!a.predicted.empty()) return run_compare(a);
   const Topology topo = read_topology_file(a.topology);
   std::vector<Measurement> ms;
   for (const std::string& f : a.logs) {
@@ -236,9 +312,18 @@ Registered add_calibrate(CLI::App& app) {
                   "p90, quantiles and histogram")
       ->needs(from_run);
   from_run->excludes(logs)->excludes(topology)->excludes(comm);
+  auto* predicted = sub->add_option("--predicted", a->predicted,
+                                    "a run the CPU twin predicted (traintwin real --twin A --out P): P or its "
+                                    "report.json; with --measured, per job wait, run time, checkpoint write and "
+                                    "end, measured against predicted");
+  auto* measured = sub->add_option("--measured", a->measured,
+                                   "the real run of the same scenario (traintwin real --out B): B or its report.json");
+  predicted->needs(measured)->excludes(logs)->excludes(topology)->excludes(comm)->excludes(from_run);
+  measured->needs(predicted);
   sub->callback([a] {  // during parsing, so that a missing input exits 2 with CLI11's message
-    if (a->from_run.empty() && (a->logs.empty() || a->topology.empty()))
-      throw CLI::RequiredError("calibrate: measurement files and --topology, or --from-run RUN_DIR,");
+    if (a->from_run.empty() && a->predicted.empty() && (a->logs.empty() || a->topology.empty()))
+      throw CLI::RequiredError(
+          "calibrate: measurement files and --topology, --from-run RUN_DIR, or --predicted P --measured B,");
   });
   return {sub, [a] { return run(*a); }};
 }

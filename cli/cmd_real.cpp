@@ -22,6 +22,7 @@
 #include "kernels/attention_cuda.hpp"
 #include "real/driver.hpp"
 #include "real/durable.hpp"
+#include "real/twin_driver.hpp"
 #include "real/inventory_probe.hpp"
 #include "reports/preflight.hpp"
 #include "real/worker.hpp"
@@ -44,6 +45,7 @@ struct RealOptions {
   bool ignore_preflight = false;
   int job_uid_base = -1;
   std::string resume;       // --resume OUT: a restarted driver
+  std::string twin;         // --twin RUN_DIR: no workers; the CPU twin fitted to that run (real/twin_driver.hpp)
   bool supervised = false;  // started by the supervisor: a control_plane_crash kills this process
 };
 
@@ -112,7 +114,52 @@ std::optional<int> preflight_this_machine(const Scenario& sc, const RealOptions&
   return std::nullopt;
 }
 
+// --twin: the same drive loop and Controller, the workers replaced by the CPU twin of this machine fitted to a real
+// run's measurements; the reports as a real run writes them (no journal, no worker state).
+int run_twin(const RealOptions& o) {
+  if (o.scenario.empty() || o.devices.rfind("cpu:", 0) != 0) {
+    std::fprintf(stderr, "error: real --twin: a scenario and --devices cpu:N are required (the twin is of this "
+                         "machine's CPU workers)\n");
+    return kExitBadInput;
+  }
+  nlohmann::json doc = load_json_file(o.scenario);
+  if (o.seed_opt->count()) doc["seed"] = o.seed;
+  Scenario scenario = read_scenario(doc, o.scenario);
+  const RunMeasurements measured = load_run_measurements(o.twin);
+  const CpuTwin twin = fit_cpu_twin(measured);
+  real::Options opt;
+  opt.devices = std::stoi(o.devices.substr(4));
+  opt.time_scale = o.time_scale;
+  opt.compute = o.compute;
+  opt.control_plane_outages = read_control_plane_outages(doc, o.scenario);
+  if (!o.quiet) opt.log = [](const std::string& line) { std::fprintf(stderr, "%s\n", line.c_str()); };
+  Controller controller(scenario);
+  std::filesystem::create_directories(o.out);
+  ObservedWriter observed(std::filesystem::path(o.out) / "observed.jsonl");
+  opt.on_event = observed.recorder();
+  real::RunStats stats;
+  try {
+    stats = real::run_twin(scenario, controller, opt, twin, measured.file);
+    observed.finish(controller.record().end_time);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitBadInput;
+  }
+  controller.set_driver("real-twin", stats.driver_info);
+  const RunRecord& record = controller.record();
+  ReportFiles files = write_report(record, o.out);
+  if (!o.quiet) {
+    std::cout << summary_table(record);
+    std::printf("predicted %s of scenario time with the CPU twin fitted to %s (time scale %g; no workers); reports in "
+                "%s: %s\n",
+                format_seconds(record.end_time).c_str(), measured.file.c_str(), o.time_scale, files.dir.c_str(),
+                files.file_names().c_str());
+  }
+  return record.all_checks_passed() ? 0 : kExitChecksFailed;
+}
+
 int run_real(RealOptions o) {
+  if (!o.twin.empty()) return run_twin(o);
   std::unique_ptr<real::DurableRun> durable;
   nlohmann::json doc;
   std::string preflight_record;
@@ -261,6 +308,11 @@ Registered add_real(CLI::App& app) {
                   "into the Controller, relaunch what trained from its checkpoints, go on (the scenario and options "
                   "are the run's)")
       ->excludes(scenario);
+  auto* twin = sub->add_option(
+      "--twin", o->twin,
+      "start no worker: predict the run with the CPU twin of this machine fitted to RUN_DIR (a real run's --out; "
+      "traintwin calibrate --from-run); compare with a real run by traintwin calibrate --predicted OUT --measured B");
+  twin->excludes("--resume")->excludes("--metrics-port")->excludes("--job-uids");
   sub->add_flag("--supervised", o->supervised)->group("");  // set by the supervisor (cli/real_supervisor.hpp)
   sub->add_flag("--ignore-preflight", o->ignore_preflight,
                 "start workers even when this machine fails the scenario's preflight (recorded in the report)");

@@ -24,12 +24,8 @@
 
 namespace tt::real {
 
-namespace {
-
-constexpr double kNever = std::numeric_limits<double>::infinity();
-
 // Faults real processes on one machine can play; the simulator plays every kind.
-void check_faults(const Scenario& sc) {
+void check_real_scenario(const Scenario& sc) {
   if (!sc.stochastic.rates.empty())
     throw InputError(sc.source_file, "/stochastic",
                      "no stochastic faults: the real driver injects only scripted faults (run stochastic drills in "
@@ -73,6 +69,10 @@ void check_faults(const Scenario& sc) {
                        "false: the real driver's workers checkpoint only at their cadence (run on-demand checkpoints "
                        "at a reclaim notice in simulation)");
 }
+
+namespace {
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
 
 // With a uid per job, each job's workers must reach their own directory: the run directory becomes 0711 (search, no
 // listing) and every folder above it must let others search it; its job directories stay 0700, each its job's own.
@@ -155,7 +155,7 @@ class RealBackend final : public tt::Clock, public Executor {
           log("fault: " + f.target + " has no completed checkpoint to corrupt");
         events_.push_back(CheckpointCorrupted{t.job});
         break;
-      default:  // refused by check_faults()
+      default:  // refused by check_real_scenario()
         break;
     }
     if (opt_.durable) opt_.durable->fault(c, last_now_, events_);
@@ -216,7 +216,7 @@ class RealBackend final : public tt::Clock, public Executor {
   }
   void run(const FireAlert& a) { log("alert " + a.name + " (" + a.severity + ") firing: " + a.summary); }
   void run(const ResolveAlert& a) { log("alert " + a.name + " resolved"); }
-  // Refused before the run starts (check_faults: /pools/N/checkpoint_on_notice): never asked for.
+  // Refused before the run starts (check_real_scenario: /pools/N/checkpoint_on_notice): never asked for.
   void run(const CheckpointNow& c) {
     throw std::logic_error("real driver: an on-demand checkpoint of " + sc_.jobs[c.job].name + " was asked for");
   }
@@ -279,10 +279,10 @@ RunStats run(const Scenario& scenario, Controller& controller, const Options& op
   const double start = monotonic_seconds();
   std::string control_plane;
   {
-    check_faults(scenario);
+    check_real_scenario(scenario);
     FaultPlayer faults(scenario);
     RealBackend backend(scenario, controller, options, stats);
-    PreflightEffects effects(scenario, backend);  // attention fallback: straggling GPUs (check_faults: no setup hang)
+    PreflightEffects effects(scenario, backend);  // attention fallback: straggling GPUs (no setup hang: check_real_scenario)
     RealReleases releases(scenario, effects, options.log);  // reimages, release settings, progress watchdog
     backend.configure_workers(
         [&releases](const Launch& l, int node, WorkerConfig& c) { releases.configure(l, node, c); });

@@ -83,6 +83,10 @@ struct RunStats {
 // command); SysError or std::runtime_error when the machine fails us.
 RunStats run(const Scenario& scenario, Controller& controller, const Options& options);
 
+// What workers on one machine cannot play (stochastic faults, fault kinds, async or on-demand checkpoints, ungated
+// preflight failures, socket-buffer caps): InputError naming the scenario's field.
+void check_real_scenario(const Scenario& scenario);
+
 // "job0-pretrain-70b": the directory of job `job` under the run directory.
 std::string job_dir_name(const Scenario& scenario, int job);
 

@@ -93,6 +93,7 @@ void WorkerPool::launch(const Launch& l, int* workers_started) {
   a->world = static_cast<int>(l.gpus.size());
   a->iterations = l.iterations;
   a->keep = l.checkpoint_keep;
+  a->launched_at = real_now();
   a->job_dir = opt_.run_dir / job_dir_name(sc_, l.job);
   make_private_dirs(a->job_dir);
   if (opt_.before_launch) opt_.before_launch(a->job_dir, l);
@@ -339,6 +340,10 @@ void WorkerPool::on_message(Attempt& a, Rank& r, const WireMsg& m) {
     case MsgKind::Hello:
       say(who(a, r) + " ready (resumes after iteration " + std::to_string(m.iteration) + ")");
       r.hello = true;
+      // Every rank is up and its collective connected: what starting the attempt cost (the twin's startup phase,
+      // core/calib/cpu_twin.hpp), before the startup the plan asks the workers to wait out.
+      if (++a.hellos == a.world)
+        measurements_->phase(a.job, a.attempt, 0, m.iteration, "startup", real_now() - a.launched_at);
       tell_speed(a, r);
       break;
     case MsgKind::Heartbeat:

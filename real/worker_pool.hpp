@@ -53,6 +53,8 @@ struct Attempt {
   std::int64_t iterations = 0;
   std::int64_t progress = 0;
   int keep = 0;  // checkpoints kept on storage (Launch::checkpoint_keep; 0: all)
+  double launched_at = 0;  // real seconds since the pool's start
+  int hellos = 0;          // ranks that said Hello (all of them: the "startup" measurement is written)
   std::filesystem::path job_dir;
   std::vector<Rank> ranks;
   std::map<std::int64_t, std::pair<int, double>> checkpoints;  // iteration -> (ranks written, slowest write)

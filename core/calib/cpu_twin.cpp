@@ -76,10 +76,14 @@ PhaseModel fit_phase(RunPhase p, const RunMeasurements& run, std::vector<std::st
   }
   if (by_shape.empty()) return m;
   std::vector<double> medians;
+  double total = 0, of_medians = 0;
   for (auto& [x, ts] : by_shape) {
     m.shapes.push_back(x);
     medians.push_back(quantile(ts, 0.5));
+    for (double t : ts) total += t;
+    of_medians += medians.back() * static_cast<double>(ts.size());
   }
+  if (of_medians > 0) m.mean_over_median = total / of_medians;
   // min sum ((x . c - t) / t)^2: rows divided by their time; the minimum-norm solution when shapes do not determine c.
   Scaled s = scaled_rows(m.shapes, m.features.size());
   Eigen::VectorXd rhs = Eigen::VectorXd::Ones(s.a.rows());
@@ -113,6 +117,7 @@ const char* to_string(RunPhase p) {
     case RunPhase::Update: return "update";
     case RunPhase::Iteration: return "iteration";
     case RunPhase::Checkpoint: return "checkpoint";
+    case RunPhase::Startup: return "startup";
   }
   return "?";
 }
@@ -123,6 +128,7 @@ const PhaseModel& CpuTwin::model(RunPhase p) const {
     case RunPhase::AllReduce: return allreduce;
     case RunPhase::Update: return update;
     case RunPhase::Checkpoint: return checkpoint;
+    case RunPhase::Startup: return startup;
     case RunPhase::Iteration: break;
   }
   throw std::logic_error("CpuTwin::model: the iteration is derived, not fitted");
@@ -157,11 +163,13 @@ RunMeasurements parse_run_measurements(const std::string& text, const std::strin
       s.rank = static_cast<int>(o.integer("rank"));
       if (s.rank >= run.launches[s.launch].world)
         o.fail("rank", "a rank below the launch's world of " + std::to_string(run.launches[s.launch].world));
-      s.iteration = o.integer("iteration", 1);
+      s.iteration = o.integer("iteration", 0);
       const std::string ph = o.str("phase");
       const auto phase = phase_from(ph);
-      if (!phase) o.fail("phase", "compute, allreduce, update, iteration or checkpoint, found \"" + ph + "\"");
+      if (!phase)
+        o.fail("phase", "compute, allreduce, update, iteration, checkpoint or startup, found \"" + ph + "\"");
       s.phase = *phase;
+      if (s.iteration < 1 && s.phase != RunPhase::Startup) o.fail("iteration", "an integer >= 1, found 0");
       s.seconds = o.number("seconds", 0, 1e9);
       o.finish();
       run.samples.push_back(s);
@@ -207,6 +215,7 @@ std::vector<double> phase_features(RunPhase p, const RunLaunch& l) {
       return {2 * (w - 1), 2 * (w - 1) / w * l.allreduce_bytes};
     case RunPhase::Update: return {1.0, static_cast<double>(l.params)};
     case RunPhase::Checkpoint: return {1.0, l.checkpoint_bytes};
+    case RunPhase::Startup: return {1.0, w};
     case RunPhase::Iteration: break;
   }
   return {};
@@ -218,6 +227,7 @@ CpuTwin fit_cpu_twin(const RunMeasurements& run) {
   t.allreduce = fit_phase(RunPhase::AllReduce, run, {"alpha_seconds_per_step", "seconds_per_byte"});
   t.update = fit_phase(RunPhase::Update, run, {"seconds", "seconds_per_param"});
   t.checkpoint = fit_phase(RunPhase::Checkpoint, run, {"seconds", "seconds_per_byte"});
+  t.startup = fit_phase(RunPhase::Startup, run, {"seconds", "seconds_per_rank"});
   for (const PhaseModel* m : {&t.compute, &t.update})
     if (m->samples == 0)
       throw InputError(run.file, "",
@@ -265,6 +275,7 @@ std::vector<PhaseError> prediction_errors(const CpuTwin& twin, const RunMeasurem
     const RunLaunch& l = run.launches[s.launch];
     if (s.phase == RunPhase::AllReduce && l.world <= 1) continue;
     if (s.phase == RunPhase::Checkpoint && twin.checkpoint.shapes.empty()) continue;
+    if (s.phase == RunPhase::Startup && twin.startup.shapes.empty()) continue;
     if (s.phase == RunPhase::AllReduce && twin.allreduce.shapes.empty()) continue;
     if (!(s.seconds > 0)) continue;  // a clock too coarse to see it: no relative error
     const PhasePrediction p = predict_phase(twin, s.phase, l);

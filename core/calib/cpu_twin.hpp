@@ -6,6 +6,7 @@
 //   all-reduce = 2(w-1) x alpha + 2(w-1)/w x bytes / bandwidth              (a ring over w ranks; 0 for one rank)
 //   update     = u0 + params x u_param
 //   checkpoint = latency + bytes / write_bandwidth                          (one rank's state file, made durable)
+//   startup    = s0 + ranks x s_rank             (launch to every rank up and connected; the plan's startup aside)
 //   iteration  = max(pace, compute + all-reduce + update)                   (the driver's pacing, real/worker.hpp)
 // A shape outside the span of the shapes fitted is predicted by the minimum-norm fit and flagged as extrapolated.
 // Pure functions of their inputs; no SimGrid, no real/.
@@ -18,10 +19,13 @@
 
 namespace tt {
 
-enum class RunPhase { Compute, AllReduce, Update, Iteration, Checkpoint };
+enum class RunPhase { Compute, AllReduce, Update, Iteration, Checkpoint, Startup };
 const char* to_string(RunPhase p);
-inline constexpr RunPhase kRunPhases[] = {RunPhase::Compute, RunPhase::AllReduce, RunPhase::Update,
-                                          RunPhase::Iteration, RunPhase::Checkpoint};
+inline constexpr RunPhase kRunPhases[] = {RunPhase::Compute,    RunPhase::AllReduce, RunPhase::Update,
+                                          RunPhase::Iteration,  RunPhase::Checkpoint, RunPhase::Startup};
+// The phases fitted (the iteration is derived from the first three).
+inline constexpr RunPhase kFittedPhases[] = {RunPhase::Compute, RunPhase::AllReduce, RunPhase::Update,
+                                             RunPhase::Checkpoint, RunPhase::Startup};
 
 // One launch of a job's ranks, as measurements.jsonl's "launch" line gives it.
 struct RunLaunch {
@@ -43,7 +47,7 @@ struct RunLaunch {
 struct PhaseSample {
   std::size_t launch = 0;  // index into RunMeasurements::launches
   int rank = 0;
-  std::int64_t iteration = 0;
+  std::int64_t iteration = 0;  // the iteration it ended (startup: the one the attempt resumes after, 0 from scratch)
   RunPhase phase = RunPhase::Compute;
   double seconds = 0;  // real
 };
@@ -71,10 +75,14 @@ struct PhaseModel {
   std::vector<double> coefficients;         // seconds per unit of each term
   std::vector<std::vector<double>> shapes;  // the feature rows fitted (distinct shapes), for the span check
   int samples = 0;                          // measurements behind the shapes' medians
+  // What the samples add up to over what their shapes' medians would (the time of a millisecond phase here is skewed
+  // right: a few slow samples): a job's total of many iterations is their mean times the count, which the twin driver
+  // predicts as the median model times this (real/twin_driver.hpp); 1 when nothing was fitted.
+  double mean_over_median = 1;
 };
 
 struct CpuTwin {
-  PhaseModel compute, allreduce, update, checkpoint;
+  PhaseModel compute, allreduce, update, checkpoint, startup;  // checkpoint, startup: no shapes when not measured
   const PhaseModel& model(RunPhase p) const;
 };
 

@@ -18,6 +18,7 @@ struct Truth {
   double alpha = 300e-6, per_byte = 1 / 400e6;              // ring all-reduce
   double u0 = 5e-6, u_param = 0.6e-9;                       // update
   double ck0 = 4e-3, per_written = 1 / 900e6;               // checkpoint write
+  double s0 = 80e-3, s_rank = 10e-3;                        // startup
   double seconds(RunPhase p, const RunLaunch& l) const {
     const double w = l.world;
     switch (p) {
@@ -25,6 +26,7 @@ struct Truth {
       case RunPhase::AllReduce: return 2 * (w - 1) * alpha + 2 * (w - 1) / w * l.allreduce_bytes * per_byte;
       case RunPhase::Update: return u0 + static_cast<double>(l.params) * u_param;
       case RunPhase::Checkpoint: return ck0 + l.checkpoint_bytes * per_written;
+      case RunPhase::Startup: return s0 + w * s_rank;
       case RunPhase::Iteration:
         return seconds(RunPhase::Compute, l) + seconds(RunPhase::AllReduce, l) + seconds(RunPhase::Update, l);
     }
@@ -56,6 +58,10 @@ RunMeasurements synthetic_run(const std::vector<RunLaunch>& launches, const Trut
     for (int i = 1; i <= iterations; ++i)
       for (RunPhase p : kRunPhases) {
         const double wobble = 1 + noise * ((i % 5) - 2) / 2.0;  // symmetric: -noise, -noise/2, 0, noise/2, noise
+        if (p == RunPhase::Startup) {  // once per launch, before its first iteration
+          if (i == 1) run.samples.push_back({k, 0, 0, p, t.seconds(p, launches[k]) * wobble});
+          continue;
+        }
         for (int r = 0; r < (p == RunPhase::Iteration ? 1 : launches[k].world); ++r)
           run.samples.push_back({k, r, i, p, t.seconds(p, launches[k]) * wobble});
       }
@@ -85,6 +91,8 @@ TEST_CASE("cpu twin: known terms recovered exactly from synthetic measurements [
   CHECK(twin.update.coefficients[1] == Approx(t.u_param).epsilon(1e-9));
   CHECK(twin.checkpoint.coefficients[0] == Approx(t.ck0).epsilon(1e-9));
   CHECK(twin.checkpoint.coefficients[1] == Approx(t.per_written).epsilon(1e-9));
+  CHECK(twin.startup.coefficients[0] == Approx(t.s0).epsilon(1e-9));
+  CHECK(twin.startup.coefficients[1] == Approx(t.s_rank).epsilon(1e-9));
   CHECK(twin.compute.shapes.size() == 4);
   CHECK(twin.compute.samples == 7 * (2 + 2 + 2 + 4));
 
@@ -92,7 +100,7 @@ TEST_CASE("cpu twin: known terms recovered exactly from synthetic measurements [
   // predicted without error, phase by phase and job by job.
   const RunMeasurements other = synthetic_run({shape(0, 2, 3, 48, 100000), shape(1, 3, 2, 20, 150000)}, t, 5);
   const auto errors = prediction_errors(twin, other);
-  REQUIRE(errors.size() == 3 * 5);  // two jobs and "all jobs", five phases each
+  REQUIRE(errors.size() == 3 * 6);  // two jobs and "all jobs", six phases each
   for (const PhaseError& e : errors) {
     INFO(e.job << " " << to_string(e.phase));
     CHECK(e.median_abs < 1e-9);
@@ -101,7 +109,7 @@ TEST_CASE("cpu twin: known terms recovered exactly from synthetic measurements [
     CHECK(e.histogram.front() == e.samples);  // every sample within 1%
   }
   CHECK(errors.back().job == "all jobs");
-  CHECK(errors.back().phase == RunPhase::Checkpoint);
+  CHECK(errors.back().phase == RunPhase::Startup);
 }
 
 TEST_CASE("cpu twin: the error report's median, p90, quantiles and histogram [unit]") {
@@ -147,6 +155,10 @@ TEST_CASE("cpu twin: malformed measurements.jsonl lines exit 2 naming the file a
   const std::string phase = R"({"event":"phase","job":0,"attempt":1,"rank":1,"iteration":1,"phase":"compute",)"
                             R"("seconds":0.001})";
   REQUIRE(parse_run_measurements(launch + "\n" + phase + "\n", "m.jsonl").samples.size() == 1);
+  // The startup is measured before the first iteration: iteration 0 (the one resumed after) is its alone.
+  const std::string startup = R"({"event":"phase","job":0,"attempt":1,"rank":0,"iteration":0,"phase":"startup",)"
+                              R"("seconds":0.17})";
+  REQUIRE(parse_run_measurements(launch + "\n" + startup + "\n", "m.jsonl").samples.at(0).phase == RunPhase::Startup);
   struct Bad {
     std::string text, where;
   };
@@ -172,6 +184,7 @@ TEST_CASE("cpu twin: malformed measurements.jsonl lines exit 2 naming the file a
       {R"({"event":"launch","job":0,"name":"a","attempt":1,"world":0})", "m.jsonl: at line 1/world"},
       {with(launch, "compute", "gpu"), "m.jsonl: at line 1/compute"},
       {with(launch, "params", 0), "m.jsonl: at line 1/params"},
+      {launch + "\n" + with(phase, "iteration", 0), "m.jsonl: at line 2/iteration"},
   };
   for (const Bad& b : bad) {
     INFO(b.text);
