@@ -314,7 +314,7 @@ Registered add_calibrate(CLI::App& app) {
   from_run->excludes(logs)->excludes(topology)->excludes(comm);
   auto* predicted = sub->add_option("--predicted", a->predicted,
                                     "a run the CPU twin predicted (traintwin real --twin A --out P): P or its "
-                                    "report.json; with --measured, per job wait, run time, checkpoint write and "
+                                    "report.json; with --measured, per job wait, run time, mean iteration, checkpoint write and "
                                     "end, measured against predicted");
   auto* measured = sub->add_option("--measured", a->measured,
                                    "the real run of the same scenario (traintwin real --out B): B or its report.json");

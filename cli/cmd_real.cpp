@@ -145,6 +145,8 @@ int run_twin(const RealOptions& o) {
     std::fprintf(stderr, "error: %s\n", e.what());
     return kExitBadInput;
   }
+  if (auto it = stats.driver_info.find("twin_extrapolated"); it != stats.driver_info.end() && !o.quiet)
+    std::fprintf(stderr, "note: the twin extrapolates: %s\n", it->second.c_str());
   controller.set_driver("real-twin", stats.driver_info);
   const RunRecord& record = controller.record();
   ReportFiles files = write_report(record, o.out);

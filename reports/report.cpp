@@ -114,6 +114,9 @@ json job_json(const JobRecord& j) {
           {"checkpoint_times_s", checkpoint_times},
           {"predicted_iteration_s", j.predicted_iteration.value},
           {"measured_iteration_s", j.measured_iteration.value},
+          {"mean_iteration_s", j.iterations_timed > 0
+                                   ? json(j.iteration_time_sum.value / static_cast<double>(j.iterations_timed))
+                                   : json(nullptr)},
           {"productive_s", j.productive_seconds},
           {"ettr", j.ettr},
           {"lost_gpu_hours", j.lost_gpu_hours},

@@ -108,6 +108,18 @@ bool in_span(const PhaseModel& m, const std::vector<double>& x) {
   return (basis * c - v).norm() <= 1e-6 * v.norm();
 }
 
+// Whether each term of x lies within the values the shapes fitted gave it: a linear model read between the sizes it
+// was fitted on, not beyond them (a shape can be in the span and still far outside the sizes measured).
+bool in_range(const PhaseModel& m, const std::vector<double>& x) {
+  for (std::size_t j = 0; j < x.size(); ++j) {
+    double lo = m.shapes.front()[j], hi = lo;
+    for (const auto& row : m.shapes) lo = std::min(lo, row[j]), hi = std::max(hi, row[j]);
+    const double slack = 1e-9 * std::max(std::abs(lo), std::abs(hi));
+    if (x[j] < lo - slack || x[j] > hi + slack) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 const char* to_string(RunPhase p) {
@@ -252,7 +264,7 @@ PhasePrediction predict_phase(const CpuTwin& twin, RunPhase p, const RunLaunch& 
   PhasePrediction out;
   if (std::all_of(x.begin(), x.end(), [](double v) { return v == 0; })) return out;  // one rank: no all-reduce
   for (std::size_t j = 0; j < x.size(); ++j) out.seconds += m.coefficients[j] * x[j];
-  out.extrapolated = !in_span(m, x);
+  out.extrapolated = !in_span(m, x) || !in_range(m, x);
   return out;
 }
 

@@ -8,7 +8,8 @@
 //   checkpoint = latency + bytes / write_bandwidth                          (one rank's state file, made durable)
 //   startup    = s0 + ranks x s_rank             (launch to every rank up and connected; the plan's startup aside)
 //   iteration  = max(pace, compute + all-reduce + update)                   (the driver's pacing, real/worker.hpp)
-// A shape outside the span of the shapes fitted is predicted by the minimum-norm fit and flagged as extrapolated.
+// A shape outside the span of the shapes fitted is predicted by the minimum-norm fit and flagged as extrapolated, as is
+// one whose terms lie beyond the values the shapes fitted gave them (a smaller or larger size than any measured).
 // Pure functions of their inputs; no SimGrid, no real/.
 #pragma once
 
@@ -93,7 +94,7 @@ CpuTwin fit_cpu_twin(const RunMeasurements& run);
 
 struct PhasePrediction {
   double seconds = 0;
-  bool extrapolated = false;  // the shape is outside the span of the shapes fitted
+  bool extrapolated = false;  // the shape is outside the span of the shapes fitted, or a term beyond their values
 };
 PhasePrediction predict_phase(const CpuTwin& twin, RunPhase p, const RunLaunch& l);
 

@@ -38,6 +38,7 @@ std::vector<JobFigures> read_jobs(const nlohmann::json& doc, const std::string& 
     f.values.assign(std::size(kRunFigures), std::nullopt);
     if (start) f.values[static_cast<int>(RunFigure::Wait)] = *start - submit;
     if (start && end) f.values[static_cast<int>(RunFigure::Run)] = *end - *start;
+    f.values[static_cast<int>(RunFigure::Iteration)] = optional_seconds(j, "mean_iteration_s");
     JsonObject ck = j.object("checkpoint");
     JsonObject wt = ck.object("write_time");
     if (wt.integer("count") > 0) f.values[static_cast<int>(RunFigure::CheckpointWrite)] = wt.number("mean_s", 0, 1e18);
@@ -53,6 +54,7 @@ const char* to_string(RunFigure f) {
   switch (f) {
     case RunFigure::Wait: return "wait";
     case RunFigure::Run: return "run";
+    case RunFigure::Iteration: return "iteration";
     case RunFigure::CheckpointWrite: return "checkpoint_write";
     case RunFigure::End: return "end";
   }

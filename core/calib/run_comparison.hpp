@@ -1,9 +1,9 @@
 // How a predicted run (traintwin real --twin: the CPU twin standing in for the workers, real/twin_driver.hpp) compares
 // with a real run of the same scenario on this machine, job by job, from the two runs' report.json: queue wait, run
-// time (first start to end), mean checkpoint write and end, each as measured, predicted and the error predicted /
-// measured - 1; over the jobs, the median and worst |error| of each. Not the iteration: a report gives the last one's
-// time (measured_iteration_s), one sample; phase by phase the twin is judged on the runs' measurements (calibrate
-// --from-run A --check B).
+// time (first start to end), mean iteration (mean_iteration_s: every iteration of every attempt), mean checkpoint
+// write and end, each as measured, predicted and the error predicted / measured - 1; over the jobs, the median and
+// worst |error| of each. Sample by sample the twin is judged on the runs' measurements (calibrate --from-run A
+// --check B).
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -13,9 +13,9 @@
 
 namespace tt {
 
-enum class RunFigure { Wait, Run, CheckpointWrite, End };
-inline constexpr RunFigure kRunFigures[] = {RunFigure::Wait, RunFigure::Run, RunFigure::CheckpointWrite,
-                                            RunFigure::End};
+enum class RunFigure { Wait, Run, Iteration, CheckpointWrite, End };
+inline constexpr RunFigure kRunFigures[] = {RunFigure::Wait, RunFigure::Run, RunFigure::Iteration,
+                                            RunFigure::CheckpointWrite, RunFigure::End};
 const char* to_string(RunFigure f);
 
 struct FigurePair {

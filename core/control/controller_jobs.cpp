@@ -9,10 +9,16 @@ namespace tt {
 
 void Controller::Impl::on(const JobProgress& e, Seconds now, std::vector<Action>&) {
   if (stale(e.job, e.attempt) || jobs[e.job].state != JobState::Running) return;
+  JobRecord& jr = rec.jobs[e.job];
+  // A report covers one iteration or many (a fast-forward, a stretch the driver reports at once), at the time each took.
+  if (const std::int64_t ran = e.iterations - segment(e.job).reached_iteration; ran > 0) {
+    jr.iteration_time_sum += e.iteration_time * static_cast<double>(ran);
+    jr.iterations_timed += ran;
+  }
   jobs[e.job].done = e.iterations;
   jobs[e.job].progress_at = now;
-  rec.jobs[e.job].iterations_done = e.iterations;
-  rec.jobs[e.job].measured_iteration = e.iteration_time;
+  jr.iterations_done = e.iterations;
+  jr.measured_iteration = e.iteration_time;
   segment(e.job).reached_iteration = e.iterations;
   segment(e.job).iteration_time = e.iteration_time;
 }

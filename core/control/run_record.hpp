@@ -92,6 +92,8 @@ struct JobRecord {
   std::map<std::string, Seconds> pending_by_reason;  // the wait split by reason kind (core/sched/pending_reason.hpp)
   Seconds predicted_iteration;   // closed form
   Seconds measured_iteration;    // latest measured by the driver
+  Seconds iteration_time_sum;    // every iteration the driver reported, of every attempt: their total time
+  std::int64_t iterations_timed = 0;  // ... and how many (the report's mean_iteration_s)
   double lost_gpu_hours = 0;
   double productive_seconds = 0;  // wall time spent on iterations that count toward the result
   double ettr = 0;                // productive / (end - first_start)

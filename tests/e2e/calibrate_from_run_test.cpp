@@ -51,7 +51,7 @@ TEST_CASE("calibrate --from-run: the twin with its fit and the prediction error'
   const json doc = json::parse(read_file(out));
   for (const char* phase : {"compute", "allreduce", "update", "checkpoint"})
     CHECK(doc["cpu_twin"][phase]["samples"].get<int>() > 0);
-  CHECK(doc["cpu_twin"]["compute"]["shapes"] == 3);
+  CHECK(doc["cpu_twin"]["compute"]["shapes"] == 4);
   // Present and not negative: on a loaded machine the least-squares fit can give attention a per-FLOP cost <= 0
   // (unconstrained; the time goes to the constant and per-parameter terms), written as 0 GFLOP/s.
   CHECK(doc["cpu_twin"]["compute"]["attention_gflops"].get<double>() >= 0);
@@ -66,7 +66,7 @@ TEST_CASE("calibrate --from-run: the twin with its fit and the prediction error'
     for (const char* q : {"p10", "p25", "p50", "p75", "p90"}) CHECK(e["signed_error_quantiles"].contains(q));
     CHECK_FALSE(e["extrapolated"].get<bool>());
   }
-  CHECK(all_jobs(check, "iteration")["samples"] == 3 * 120);
+  CHECK(all_jobs(check, "iteration")["samples"] == 4 * 120);
 
   // Malformed inputs exit 2 naming the file (and line).
   std::filesystem::create_directories(dir / "empty");

@@ -83,8 +83,8 @@ TEST_CASE("real --twin: a predicted run, deterministic, compared job by job with
 
 // Hidden from test discovery ([.]): run in the ctest entry calibrate.from_run_bound ("[serial]", RUN_SERIAL), alone.
 // Generous bounds on a shared machine: one of three attempts must predict each job's run time (first start to end)
-// within 35% and their median within 25% (measured here, quiet, three attempts: median 8.0-10.5%, worst job
-// 11.3-13.4%). An attempt counts when the calibration run's own iterations are steady (a twin cannot follow a machine
+// within 35% and their median within 25% (measured here, quiet, three attempts: median 6.7-10.1%, worst job
+// 8.3-15.3%). An attempt counts when the calibration run's own iterations are steady (a twin cannot follow a machine
 // whose load moves within a run); a machine too unsteady in every attempt skips, a twin off by 2x fails.
 TEST_CASE("real --twin: the twin of one run predicts another run's job run times", "[.][e2e][real][serial]") {
   std::string seen;

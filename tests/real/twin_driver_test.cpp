@@ -15,18 +15,23 @@ using nlohmann::json;
 namespace {
 
 // Constant phases (real seconds): compute 1 ms, all-reduce 100 us per ring step (2 steps for two ranks), update 0.1 ms,
-// a checkpoint write 2 ms, startup 50 ms. Every shape lies in the span fitted (unit rows).
+// a checkpoint write 2 ms, startup 50 ms. The shapes "fitted" span every two-rank shape and its sizes: the first term
+// at what two ranks give it (1, or 2 ring steps), each other term from 0 to 1e12.
 CpuTwin constant_twin() {
   auto model = [](RunPhase p, std::vector<double> coefficients) {
     PhaseModel m;
     m.phase = p;
     m.coefficients = coefficients;
     m.features.assign(coefficients.size(), "term");
-    for (std::size_t i = 0; i < coefficients.size(); ++i) {
-      std::vector<double> row(coefficients.size(), 0.0);
-      row[i] = 1;
+    std::vector<double> base(coefficients.size(), 0.0);
+    base[0] = p == RunPhase::AllReduce ? 2 : 1;
+    m.shapes.push_back(base);
+    for (std::size_t i = 1; i < coefficients.size(); ++i) {
+      std::vector<double> row = base;
+      row[i] = 1e12;
       m.shapes.push_back(row);
     }
+    if (p == RunPhase::Startup) m.shapes[1][1] = 2;  // ranks: 1 to 2
     m.samples = 10;
     return m;
   };

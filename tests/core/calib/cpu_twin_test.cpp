@@ -139,6 +139,16 @@ TEST_CASE("cpu twin: a shape outside the calibration's span is flagged extrapola
   CHECK(predict_phase(twin, RunPhase::Compute, shape(0, 2, 4, 64, 262144)).seconds ==
         Approx(t.seconds(RunPhase::Compute, shape(0, 2, 4, 64, 262144))));
   CHECK(predict_phase(twin, RunPhase::Compute, shape(0, 2, 4, 32, 262144)).extrapolated);
+
+  // In the span but beyond the sizes fitted: a model of four compute shapes spans every compute shape, yet a shape
+  // with fewer parameters than any of them is an extrapolation in size (and more ranks than measured, for startup).
+  const CpuTwin wide = fit_cpu_twin(synthetic_run(kCalibration, t, 3));
+  CHECK_FALSE(predict_phase(wide, RunPhase::Compute, shape(0, 2, 3, 48, 100000)).extrapolated);
+  CHECK(predict_phase(wide, RunPhase::Compute, shape(0, 2, 3, 48, 10000)).extrapolated);
+  CHECK(predict_phase(wide, RunPhase::Compute, shape(0, 2, 3, 48, 10000)).seconds ==
+        Approx(t.seconds(RunPhase::Compute, shape(0, 2, 3, 48, 10000))));  // exact still: the truth is linear
+  CHECK_FALSE(predict_phase(wide, RunPhase::Startup, shape(0, 3, 3, 48, 100000)).extrapolated);
+  CHECK(predict_phase(wide, RunPhase::Startup, shape(0, 8, 3, 48, 100000)).extrapolated);
   // One rank: no all-reduce to predict.
   CHECK(predict_phase(twin, RunPhase::AllReduce, shape(0, 1, 4, 64, 262144)).seconds == 0);
   // The iteration is never predicted below its pace.

@@ -17,7 +17,7 @@ json job(const std::string& name, json start, json end, double iteration, double
           {"submit_s", 0.0},
           {"start_s", start},
           {"end_s", end},
-          {"measured_iteration_s", iteration},
+          {"mean_iteration_s", iteration > 0 ? json(iteration) : json(nullptr)},
           {"checkpoint", {{"write_time", {{"count", writes}, {"mean_s", write}}}}}};
 }
 
@@ -33,6 +33,7 @@ TEST_CASE("run comparison: each job's figures, their errors and the summary over
   const auto& a = c.jobs[0].figures;
   CHECK(*a[static_cast<int>(RunFigure::Wait)].error() == Approx(-1.0));  // measured 100 s, predicted none
   CHECK(*a[static_cast<int>(RunFigure::Run)].error() == Approx(0.2));    // 1000 -> 1200
+  CHECK(*a[static_cast<int>(RunFigure::Iteration)].error() == Approx(0.1));
   CHECK(*a[static_cast<int>(RunFigure::CheckpointWrite)].error() == Approx(-0.2));
   const auto& b = c.jobs[1].figures;
   CHECK(*b[static_cast<int>(RunFigure::Run)].error() == Approx(-0.25));  // 2000 -> 1500

@@ -120,6 +120,12 @@ TEST_CASE("controller: node failure is detected after the timeout and the job re
   // Events of the killed attempt are ignored.
   c.handle(JobCompleted{0, 1}, Seconds(480));
   CHECK(c.record().jobs[0].state == JobStatus::Running);
+  // Every iteration run counts toward the mean, the lost ones too: 150 at 2 s, then 100 more (from the checkpoint at
+  // 100) at 3 s; the killed attempt's late report is not counted.
+  c.handle(JobProgress{0, 1, 180, Seconds(9)}, Seconds(490));
+  c.handle(JobProgress{0, 2, 200, Seconds(3)}, Seconds(1000));
+  CHECK(jr.iterations_timed == 250);
+  CHECK(jr.iteration_time_sum.value == Approx(150 * 2 + 100 * 3));
   c.handle(JobCompleted{0, 2}, Seconds(5000));
   CHECK(c.record().jobs[0].state == JobStatus::Completed);
   CHECK(c.done());
