@@ -47,7 +47,7 @@ TEST_CASE("run comparison: each job's figures, their errors and the summary over
   CHECK(c.summary[static_cast<int>(RunFigure::CheckpointWrite)].jobs == 1);
 }
 
-TEST_CASE("run comparison: a job that never ended has no run time; other scenarios are refused [unit]") {
+TEST_CASE("run comparison: a job that never ended has no run time, other scenarios are refused [unit]") {
   const json measured = report({job("a", 0.0, nullptr, 10.0, 1.0, 1)});
   const RunComparison c = compare_runs(report({job("a", 0.0, 50.0, 10.0, 1.0, 1)}), "p.json", measured, "m.json");
   CHECK_FALSE(c.jobs[0].figures[static_cast<int>(RunFigure::Run)].error());
