@@ -9,8 +9,13 @@
 // parallelism, checkpoints and a node crash, on 8 nodes in four leaf groups) at 2:1 to 16:1; --seeds N runs each
 // level with seeds 1..N (the seed draws a generated workload) and prints the worst difference per level too;
 // --first-seed S starts them at S (S..S+N-1: other workloads than the documented figures').
+// --sensitivity X: the explicit simulation once more with compute X faster (perf.compute_efficiency x (1 + X), e.g.
+// 1e-4): how far the reference itself moves under a change that should not matter. A workload whose jobs lock into an
+// interleaving of their transfers (docs/scenario-format.md, "Sim") amplifies it; a fast-forward difference within
+// that is within what the explicit simulation can tell.
 //
-//   bench_accuracy [--scenario PATH | --multi-job] [--oversubscription X]... [--seeds N] [--first-seed S] [--json]
+//   bench_accuracy [--scenario PATH | --multi-job] [--oversubscription X]... [--seeds N] [--first-seed S]
+//                  [--sensitivity X] [--json]
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -34,12 +39,14 @@ using Json = nlohmann::json;
 namespace {
 
 // One simulation in this process (the caller forks): each job's end time, the activities and the wall time.
-std::string run_one(const std::string& path, double oversubscription, std::uint64_t seed, bool fast_forward) {
+std::string run_one(const std::string& path, double oversubscription, std::uint64_t seed, bool fast_forward,
+                    double faster = 0) {
   Json doc = load_json_file(path);
   doc["topology"]["oversubscription"] = oversubscription;
   if (seed > 0) doc["seed"] = seed;
   Scenario s = read_scenario(doc, path);
   s.sim.fast_forward = fast_forward;
+  s.perf.compute_efficiency *= 1 + faster;
   const auto t0 = std::chrono::steady_clock::now();
   Controller controller(s);
   const sim::RunStats stats = sim::run(s, controller);
@@ -58,6 +65,7 @@ int main(int argc, char** argv) {
   bool json = false, multi_job = false;
   int seeds = 0;  // 0: the scenario's own seed
   int first_seed = 1;
+  double sensitivity = 0;
   for (int i = 1; i < argc; ++i) {
     auto arg = [&](const char* name) { return std::strcmp(argv[i], name) == 0 && i + 1 < argc; };
     if (arg("--scenario"))
@@ -68,6 +76,8 @@ int main(int argc, char** argv) {
       seeds = std::max(1, std::atoi(argv[++i]));
     else if (arg("--first-seed"))
       first_seed = std::max(1, std::atoi(argv[++i]));
+    else if (arg("--sensitivity"))
+      sensitivity = std::stod(argv[++i]);
     else if (std::strcmp(argv[i], "--multi-job") == 0)
       multi_job = true;
     else if (std::strcmp(argv[i], "--json") == 0)
@@ -75,7 +85,7 @@ int main(int argc, char** argv) {
     else {
       std::fprintf(stderr,
                    "usage: bench_accuracy [--scenario PATH | --multi-job] [--oversubscription X]... [--seeds N] "
-                   "[--first-seed S] [--json]\n");
+                   "[--first-seed S] [--sensitivity X] [--json]\n");
       return 2;
     }
   }
@@ -91,13 +101,15 @@ int main(int argc, char** argv) {
   Json rows = Json::array();
   double worst = 0, worst_beyond = 0, worst_at = 0;  // up to 8:1; beyond 8:1, and where
   for (double o : levels) {
-    double level_worst = 0, level_sum = 0;
+    double level_worst = 0, level_sum = 0, level_sensitivity = 0, level_beyond = 0;
     int level_n = 0;
     for (std::uint64_t seed : seed_list) {
-      Json fast, exact;
+      Json fast, exact, moved;
       try {
         fast = Json::parse(sim::run_isolated([&] { return run_one(path, o, seed, true); }));
         exact = Json::parse(sim::run_isolated([&] { return run_one(path, o, seed, false); }));
+        if (sensitivity != 0)
+          moved = Json::parse(sim::run_isolated([&] { return run_one(path, o, seed, false, sensitivity); }));
       } catch (const std::exception& e) {
         std::fprintf(stderr, "bench_accuracy: %s at %g:1: %s\n", path.c_str(), o, e.what());
         return 3;
@@ -115,6 +127,14 @@ int main(int argc, char** argv) {
           worst_beyond = std::abs(diff);
           worst_at = o;
         }
+        double own = NAN;  // the explicit simulation's own move under the perturbation
+        if (sensitivity != 0) {
+          const double m = moved["jobs"][j]["end"].get<double>();
+          own = e > 0 && m > 0 ? m / e - 1 : NAN;
+          if (!std::isnan(own)) level_sensitivity = std::max(level_sensitivity, std::abs(own));
+          if (!std::isnan(diff) && !std::isnan(own) && std::abs(diff) > std::abs(own))
+            level_beyond = std::max(level_beyond, std::abs(diff));
+        }
         Json row = {{"oversubscription", o},
                     {"seed", seed},
                     {"job", fast["jobs"][j]["name"]},
@@ -125,11 +145,14 @@ int main(int argc, char** argv) {
                     {"activities_fast", fast["activities"]},
                     {"wall_exact_s", exact["wall_s"]},
                     {"wall_fast_s", fast["wall_s"]}};
+        if (sensitivity != 0) row["explicit_sensitivity"] = std::isnan(own) ? Json(nullptr) : Json(own);
+        char moved_text[64] = "";
+        if (sensitivity != 0) std::snprintf(moved_text, sizeof moved_text, "  explicit itself %+7.2f%%", 100 * own);
         if (!json)
-          std::printf("%5g:1  %sjob %-8s  explicit %9.1f s  fast-forward %9.1f s  %+7.2f%%  activities %7lld vs %4lld  "
+          std::printf("%5g:1  %sjob %-8s  explicit %9.1f s  fast-forward %9.1f s  %+7.2f%%%s  activities %7lld vs %4lld  "
                       "wall %.2f s vs %.3f s\n",
                       o, seed > 0 ? ("seed " + std::to_string(seed) + "  ").c_str() : "",
-                      row["job"].get<std::string>().c_str(), e, f, 100 * diff,
+                      row["job"].get<std::string>().c_str(), e, f, 100 * diff, moved_text,
                       row["activities_exact"].get<long long>(), row["activities_fast"].get<long long>(),
                       row["wall_exact_s"].get<double>(), row["wall_fast_s"].get<double>());
         rows.push_back(row);
@@ -138,9 +161,17 @@ int main(int argc, char** argv) {
     }
     const double mean = level_n ? level_sum / level_n : NAN;
     per_level.push_back({{"oversubscription", o}, {"jobs", level_n}, {"worst", level_worst}, {"mean_abs", mean}});
+    if (sensitivity != 0) {
+      per_level.back()["explicit_sensitivity_worst"] = level_sensitivity;
+      per_level.back()["worst_beyond_sensitivity"] = level_beyond;
+    }
     if (!json && seed_list.size() > 1)
       std::printf("%5g:1  %d job ends over %zu seeds: worst %.2f%%, mean |difference| %.2f%%\n", o, level_n,
                   seed_list.size(), 100 * level_worst, 100 * mean);
+    if (!json && sensitivity != 0)
+      std::printf("%5g:1  explicit simulation with compute %g faster: its job ends move by up to %.2f%%; worst "
+                  "fast-forward difference larger than the explicit's own move: %.2f%%\n",
+                  o, sensitivity, 100 * level_sensitivity, 100 * level_beyond);
   }
   if (json) {
     std::printf("%s\n",
