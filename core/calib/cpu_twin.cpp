@@ -111,6 +111,7 @@ bool in_span(const PhaseModel& m, const std::vector<double>& x) {
 // Whether each term of x lies within the values the shapes fitted gave it: a linear model read between the sizes it
 // was fitted on, not beyond them (a shape can be in the span and still far outside the sizes measured).
 bool in_range(const PhaseModel& m, const std::vector<double>& x) {
+  if (m.shapes.empty()) return false;
   for (std::size_t j = 0; j < x.size(); ++j) {
     double lo = m.shapes.front()[j], hi = lo;
     for (const auto& row : m.shapes) lo = std::min(lo, row[j]), hi = std::max(hi, row[j]);
