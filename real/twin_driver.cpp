@@ -130,7 +130,8 @@ class TwinBackend final : public tt::Clock, public Executor {
     std::int64_t progress = 0, target = 0, every = 0;
     Stage stage = Stage::Starting;
     Seconds due;
-    Seconds last_iteration;
+    Seconds last_iteration;  // the one under way (Iterating) or just reported
+    Seconds write;           // the checkpoint under way (Checkpointing)
     bool finished = false;
   };
 
@@ -185,7 +186,8 @@ class TwinBackend final : public tt::Clock, public Executor {
         events_.push_back(JobProgress{a.job, a.attempt, a.progress, a.last_iteration});
         const bool cadence = a.every > 0 && a.progress % a.every == 0;
         if (cadence || a.progress == a.target) {
-          a.due = a.due + Seconds(predict(RunPhase::Checkpoint, a.shape) * opt_.time_scale);
+          a.write = Seconds(predict(RunPhase::Checkpoint, a.shape) * opt_.time_scale);
+          a.due = a.due + a.write;
           a.stage = Stage::Checkpointing;
           return;
         }
@@ -193,8 +195,7 @@ class TwinBackend final : public tt::Clock, public Executor {
         return;
       }
       case Stage::Checkpointing: {
-        const Seconds write(predict(RunPhase::Checkpoint, a.shape) * opt_.time_scale);
-        events_.push_back(CheckpointDone{a.job, a.attempt, a.progress, write, write});
+        events_.push_back(CheckpointDone{a.job, a.attempt, a.progress, a.write, a.write});
         if (a.progress == a.target) {
           events_.push_back(JobCompleted{a.job, a.attempt});
           a.finished = true;
