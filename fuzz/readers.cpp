@@ -3,7 +3,9 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "core/calib/cpu_twin.hpp"
 #include "core/calib/measurement.hpp"
+#include "core/calib/run_comparison.hpp"
 #include "core/io/inventory_reader.hpp"
 #include "core/io/json_reader.hpp"
 #include "core/io/observed_events.hpp"
@@ -52,12 +54,35 @@ void diff(const std::string& text) {
     throw std::logic_error("a report regresses against itself");
 }
 
+// `traintwin calibrate --from-run`: the run's measurements, the twin fitted to them and its error report.
+void run_measurements(const std::string& text) {
+  const RunMeasurements run = parse_run_measurements(text, "measurements.jsonl");
+  if (run.launches.empty() || run.samples.empty()) return;  // load_run_measurements refuses it
+  const CpuTwin twin = fit_cpu_twin(run);
+  for (const PhaseError& e : prediction_errors(twin, run))
+    if (e.samples <= 0 || e.histogram.size() != std::size(kErrorBins) + 1)
+      throw std::logic_error("an error row without samples or with a histogram of the wrong size");
+}
+
+// `traintwin calibrate --predicted P --measured B`: as diff, the input against itself (every error 0) or two reports
+// split by a line "---".
+void run_comparison(const std::string& text) {
+  const auto split = text.find("\n---\n");
+  const nlohmann::json predicted = parse_json_text(text.substr(0, split), "P");
+  const nlohmann::json measured = split == std::string::npos ? predicted : parse_json_text(text.substr(split + 5), "B");
+  const RunComparison c = compare_runs(predicted, "P", measured, "B");
+  if (split == std::string::npos)
+    for (const JobComparison& j : c.jobs)
+      for (const FigurePair& f : j.figures)
+        if (auto e = f.error(); e && *e != 0) throw std::logic_error("a run compared with itself has an error");
+}
+
 }  // namespace
 
 const std::vector<std::string>& reader_names() {
   static const std::vector<std::string> names = {"scenario",  "topology",   "workload",  "alert_expr", "inventory",
                                                  "matrix",    "nccl_tests", "tuner_csv", "diff",       "observed_log",
-                                                 "trace"};
+                                                 "trace",     "run_measurements", "run_comparison"};
   return names;
 }
 
@@ -101,6 +126,10 @@ void read_input(const std::string& reader, const std::string& text, const std::s
         } catch (const InputError& e) {
           if (e.expected().empty()) throw;  // the target's contract: a refusal says what was expected
         }
+  } else if (reader == "run_measurements") {
+    run_measurements(text);
+  } else if (reader == "run_comparison") {
+    run_comparison(text);
   } else {
     throw std::invalid_argument("no reader named " + reader);
   }

@@ -35,7 +35,8 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-all=(scenario topology workload alert_expr inventory matrix nccl_tests tuner_csv diff observed_log trace)
+all=(scenario topology workload alert_expr inventory matrix nccl_tests tuner_csv diff observed_log trace run_measurements
+     run_comparison)
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 for t in "${targets[@]}"; do
   [[ " ${all[*]} " == *" $t "* ]] || { echo "fuzz.sh: unknown target $t (one of: ${all[*]})" >&2; exit 2; }
