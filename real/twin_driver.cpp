@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <deque>
-#include <map>
 #include <set>
 #include <stdexcept>
 
@@ -44,10 +43,9 @@ class TwinBackend final : public tt::Clock, public Executor {
       : sc_(sc), opt_(opt), twin_(twin), stats_(stats), speed_(static_cast<std::size_t>(sc.topology.total_gpus()), 1.0) {}
 
   Seconds now() override { return now_; }
+  // The drive loop's wake already counts next_observation() (and is never empty: the horizon at the latest).
   void wait_until(std::optional<Seconds> deadline) override {
-    std::optional<Seconds> t = deadline;
-    if (auto due = next_observation(); due && (!t || *due < *t)) t = due;
-    if (t && *t > now_) now_ = *t;
+    if (deadline && *deadline > now_) now_ = *deadline;
   }
 
   void execute(const Action& a, Seconds now) override {
