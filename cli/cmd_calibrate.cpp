@@ -5,6 +5,7 @@
 // (core/calib/cpu_twin.hpp) to a real run's measurements and reports how it predicts its own and another run's phases.
 // traintwin calibrate --predicted P --measured B [--out comparison.json]: a run the twin predicted (traintwin real
 // --twin) against a real run of the same scenario, job by job (core/calib/run_comparison.hpp).
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -271,6 +272,31 @@ int run(const CalibrateArgs& a) {
                        {"bandwidth_factor", r.factors.bandwidth},
                        {"points", n}});
   }
+  // The written model is the base's with the fitted corrections in place of its own: corrections the measurements say
+  // nothing about (another algorithm, node count or size band than any point's) are kept, so that a scenario reading
+  // the file plans them as the base did (a two-node fit keeps the shipped one-node NVLS corrections).
+  const CommConstants base_k = comm_constants(topo.gpu(), base);
+  int kept = 0;
+  for (int al = 0; al < kAlgorithms; ++al)
+    for (int pr = 0; pr < kProtocols; ++pr)
+      for (int nc = 0; nc < kNodeClasses; ++nc)
+        for (int b = 0; b < kSizeBands; ++b) {
+          const RegimeFactors& f = base_k.regime[al][pr][nc][b];
+          if (f.latency == 1 && f.bandwidth == 1) continue;
+          const auto same = [&](const RegimeOverride& r) {
+            return static_cast<int>(r.algorithm) == al && static_cast<int>(r.protocol) == pr && r.node_class == nc &&
+                   static_cast<int>(r.band) == b;
+          };
+          if (std::any_of(fits.begin(), fits.end(), same)) continue;
+          ++kept;
+          regimes.push_back({{"algorithm", to_string(static_cast<Algorithm>(al))},
+                             {"protocol", to_string(static_cast<Protocol>(pr))},
+                             {"nodes", nc + 1},
+                             {"band", to_string(static_cast<SizeBand>(b))},
+                             {"latency_factor", f.latency},
+                             {"bandwidth_factor", f.bandwidth},
+                             {"points", 0}});
+        }
   std::printf("%s", error_table_text(table).c_str());
   std::printf("# uncalibrated: %s; fitted: the corrections above\n",
               a.comm.empty() ? "the shipped defaults (core/plan/comm_constants.cpp)"
@@ -284,7 +310,9 @@ int run(const CalibrateArgs& a) {
     std::ofstream out(a.out);
     if (!out) throw InputError(a.out, "", "a file that can be written (--out)");
     out << doc.dump(2) << "\n";
-    std::printf("# wrote %s: its \"comm\" object is a scenario's comm section (regimes)\n", a.out.c_str());
+    std::printf("# wrote %s: its \"comm\" object is a scenario's comm section (regimes: the %zu above, %d kept from "
+                "%s)\n",
+                a.out.c_str(), fits.size(), kept, a.comm.empty() ? "the defaults" : a.comm.c_str());
   }
   return 0;
 }

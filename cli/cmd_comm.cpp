@@ -66,7 +66,7 @@ int run(const CommArgs& a) {
   if (!a.algo.empty() || !a.proto.empty()) {
     auto algo = parse_algorithm(a.algo.empty() ? "ring" : a.algo);
     auto proto = parse_protocol(a.proto.empty() ? "Simple" : a.proto);
-    if (!algo) bad("--algo", "ring, tree, nvls, hierarchical or p2p");
+    if (!algo) bad("--algo", "ring, tree, nvls, nvls_tree, hierarchical or p2p");
     if (!proto) bad("--proto", "LL, LL128 or Simple");
     if (!a.algo.empty()) o.algorithms = std::vector<Algorithm>{*algo};
     if (!a.proto.empty()) o.protocols = std::vector<Protocol>{*proto};
@@ -113,7 +113,7 @@ Registered add_comm(CLI::App& app) {
   sub->add_option("-e,--maxbytes", a->end, "largest size")->capture_default_str();
   sub->add_option("-f,--stepfactor", a->factor, "size multiplier between rows")->capture_default_str();
   sub->add_option("--root", a->root, "root rank of broadcast and reduce")->capture_default_str();
-  sub->add_option("--algo", a->algo, "only this algorithm (like NCCL_ALGO): ring, tree, nvls, hierarchical");
+  sub->add_option("--algo", a->algo, "only this algorithm (like NCCL_ALGO): ring, tree, nvls, nvls_tree, hierarchical");
   sub->add_option("--proto", a->proto, "only this protocol (like NCCL_PROTO): LL, LL128, Simple");
   sub->add_flag("--sim", a->sim, "also measure every size in a SimGrid run of the topology");
   sub->add_flag("--json", a->json, "print JSON instead of the table");

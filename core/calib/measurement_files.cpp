@@ -17,11 +17,12 @@ using calib::to_integer;
 using calib::to_number;
 using calib::trim;
 
-// ext-tuner/example/nccl_tuner.conf spells algorithms and protocols in lower case; the twin models three of each.
+// ext-tuner/example/nccl_tuner.conf spells algorithms and protocols in lower case; the twin models four and three.
 std::optional<Algorithm> tuner_algorithm(const std::string& s) {
   if (s == "ring") return Algorithm::Ring;
   if (s == "tree") return Algorithm::Tree;
   if (s == "nvls") return Algorithm::Nvls;
+  if (s == "nvls_tree") return Algorithm::NvlsTree;
   return std::nullopt;
 }
 
@@ -89,7 +90,7 @@ std::vector<Measurement> parse_tuner_csv(const std::string& text, const std::str
     if (!size || *size <= 0) fail_line(file, ln, "size_bytes: a whole number greater than zero, found \"" + field(1) + "\"");
     m.size = Bytes(static_cast<double>(*size));
     m.algorithm = tuner_algorithm(field(2));
-    if (!m.algorithm) fail_line(file, ln, "algorithm: one the twin models (ring, tree, nvls), found \"" + field(2) + "\"");
+    if (!m.algorithm) fail_line(file, ln, "algorithm: one the twin models (ring, tree, nvls, nvls_tree), found \"" + field(2) + "\"");
     m.protocol = tuner_protocol(field(3));
     if (!m.protocol) fail_line(file, ln, "protocol: ll, ll128 or simple, found \"" + field(3) + "\"");
     whole(file, ln, "channels", field(4), -1);
@@ -145,7 +146,7 @@ std::vector<Measurement> parse_busbw_table(const std::string& text, const std::s
       if (meta.count("algorithm")) {
         const auto& [a, aline] = meta["algorithm"];
         proto.algorithm = parse_algorithm(a);
-        if (!proto.algorithm) fail_line(file, aline, "algorithm: ring, tree, nvls or hierarchical, found \"" + a + "\"");
+        if (!proto.algorithm) fail_line(file, aline, "algorithm: ring, tree, nvls, nvls_tree or hierarchical, found \"" + a + "\"");
       }
       if (meta.count("protocol")) {
         const auto& [p, pline] = meta["protocol"];

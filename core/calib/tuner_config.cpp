@@ -24,6 +24,7 @@ const char* tuner_name(Algorithm a) {
     case Algorithm::Ring: return "ring";
     case Algorithm::Tree: return "tree";
     case Algorithm::Nvls: return "nvls";
+    case Algorithm::NvlsTree: return "nvls_tree";
     default: return nullptr;
   }
 }

@@ -36,7 +36,8 @@ std::vector<E> read_names(JsonObject& o, const std::string& key, std::optional<E
 }
 
 void read_latency_table(JsonObject& parent, const std::string& key, CommOverrides::ByAlgoProto<Seconds>& table) {
-  const std::vector<std::string> algos = {"ring", "tree", "nvls"};
+  std::vector<std::string> algos;  // the tabled ones, by Algorithm's value
+  for (int a = 0; a < kTabledAlgorithms; ++a) algos.emplace_back(to_string(static_cast<Algorithm>(a)));
   auto o = open_child(parent, key, algos);
   for (int a = 0; a < kTabledAlgorithms; ++a) {
     if (!present(o, algos[a])) continue;
@@ -70,12 +71,14 @@ std::vector<RegimeOverride> read_regimes(JsonObject& o) {
   std::vector<RegimeOverride> out;
   const std::vector<std::string> bands = {to_string(SizeBand::Small), to_string(SizeBand::Medium),
                                           to_string(SizeBand::Large)};
+  std::vector<std::string> algorithms;  // by Algorithm's value
+  for (int a = 0; a < kAlgorithms; ++a) algorithms.emplace_back(to_string(static_cast<Algorithm>(a)));
   for (const auto& item : o.array("regimes", true)) {
     auto r = open(*item.first, o.file(), item.second,
                   {"algorithm", "protocol", "nodes", "band", "latency_factor", "bandwidth_factor", "points"});
     RegimeOverride x;
     x.algorithm = static_cast<Algorithm>(
-        choice(r, "algorithm", {"ring", "tree", "nvls", "hierarchical", "p2p"}, "an algorithm"));
+        choice(r, "algorithm", algorithms, "an algorithm"));
     x.protocol = static_cast<Protocol>(choice(r, "protocol", {"LL", "LL128", "Simple"}, "a protocol"));
     x.node_class = int_in(r, "nodes", 1, 3) - 1;
     x.band = static_cast<SizeBand>(choice(r, "band", bands, "a size band"));
@@ -138,7 +141,8 @@ CommOverrides read_comm(JsonObject& root) {
   c.nvls = o.opt_boolean("nvls");
   if (present(o, "algorithms"))
     c.algorithms = read_names<Algorithm>(o, "algorithms", parse_algorithm,
-                                         {Algorithm::Ring, Algorithm::Tree, Algorithm::Nvls, Algorithm::Hierarchical});
+                                         {Algorithm::Ring, Algorithm::Tree, Algorithm::Nvls, Algorithm::NvlsTree,
+                                          Algorithm::Hierarchical});
   if (present(o, "protocols"))
     c.protocols =
         read_names<Protocol>(o, "protocols", parse_protocol, {Protocol::LL, Protocol::LL128, Protocol::Simple});

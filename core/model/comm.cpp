@@ -42,6 +42,7 @@ const char* to_string(Algorithm a) {
     case Algorithm::Ring: return "ring";
     case Algorithm::Tree: return "tree";
     case Algorithm::Nvls: return "nvls";
+    case Algorithm::NvlsTree: return "nvls_tree";
     case Algorithm::Hierarchical: return "hierarchical";
     case Algorithm::P2p: return "p2p";
   }
@@ -69,7 +70,10 @@ const char* to_string(Medium m) {
 std::optional<Collective> parse_collective(std::string_view s) {
   return parse_enum<Collective, kCollectives>(s, false);
 }
-std::optional<Algorithm> parse_algorithm(std::string_view s) { return parse_enum<Algorithm, kAlgorithms>(s, true); }
+std::optional<Algorithm> parse_algorithm(std::string_view s) {
+  if (iequal(s, "nvlstree")) return Algorithm::NvlsTree;  // as NCCL_ALGO spells it
+  return parse_enum<Algorithm, kAlgorithms>(s, true);
+}
 std::optional<Protocol> parse_protocol(std::string_view s) { return parse_enum<Protocol, kProtocols>(s, true); }
 std::optional<Medium> parse_medium(std::string_view s) { return parse_enum<Medium, kMedia>(s, false); }
 

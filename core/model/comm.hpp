@@ -14,17 +14,18 @@
 namespace tt {
 
 enum class Collective { AllReduce, ReduceScatter, AllGather, Broadcast, Reduce, AllToAll, SendRecv };
-// Ring, Tree and Nvls come first: they index NCCL's latency tables. Hierarchical runs rings inside nodes and across
-// them; P2p is the point-to-point path of alltoall and sendrecv.
-enum class Algorithm { Ring, Tree, Nvls, Hierarchical, P2p };
+// Ring, Tree, Nvls and NvlsTree come first: they index NCCL's latency tables. NvlsTree is NCCL's NVLSTree (NVLink
+// SHARP inside each node, a tree between nodes: its multi-node all-reduce on NVSwitch systems). Hierarchical runs
+// rings inside nodes and across them; P2p is the point-to-point path of alltoall and sendrecv.
+enum class Algorithm { Ring, Tree, Nvls, NvlsTree, Hierarchical, P2p };
 enum class Protocol { LL, LL128, Simple };
 enum class Medium { NvLink, Pci, Net };  // NCCL's hardware classes for latency
 // Message-size regimes that calibration fits apart: <= 64 KiB (latency-bound), between, >= 16 MiB (bandwidth-bound).
 enum class SizeBand { Small, Medium, Large };
 
 inline constexpr int kCollectives = 7;
-inline constexpr int kAlgorithms = 5;
-inline constexpr int kTabledAlgorithms = 3;  // Ring, Tree, Nvls
+inline constexpr int kAlgorithms = 6;
+inline constexpr int kTabledAlgorithms = 4;  // Ring, Tree, Nvls, NvlsTree
 inline constexpr int kProtocols = 3;
 inline constexpr int kMedia = 3;
 inline constexpr int kSizeBands = 3;
@@ -49,11 +50,11 @@ struct RegimeOverride {
 };
 
 const char* to_string(Collective c);  // "all_reduce", as nccl-tests names its binaries
-const char* to_string(Algorithm a);   // "ring", "tree", "nvls", "hierarchical", "p2p"
+const char* to_string(Algorithm a);   // "ring", "tree", "nvls", "nvls_tree", "hierarchical", "p2p"
 const char* to_string(Protocol p);    // "LL", "LL128", "Simple", as NCCL_PROTO spells them
 const char* to_string(Medium m);      // "nvlink", "pci", "net"
 std::optional<Collective> parse_collective(std::string_view s);
-std::optional<Algorithm> parse_algorithm(std::string_view s);  // case-insensitive
+std::optional<Algorithm> parse_algorithm(std::string_view s);  // case-insensitive; NCCL_ALGO's "NVLSTree" too
 std::optional<Protocol> parse_protocol(std::string_view s);    // case-insensitive
 std::optional<Medium> parse_medium(std::string_view s);
 

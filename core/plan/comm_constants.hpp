@@ -17,12 +17,12 @@
 namespace tt {
 
 struct CommConstants {
-  using ByAlgoProto = std::array<std::array<double, kProtocols>, kTabledAlgorithms>;  // [Ring, Tree, Nvls][proto]
+  using ByAlgoProto = std::array<std::array<double, kProtocols>, kTabledAlgorithms>;  // [Ring .. NvlsTree][proto]
   using ByNodes = std::array<double, 3>;  // [one node, two nodes, more], bytes per second
 
   int compute_capability = 90;
   bool nvls = true;
-  std::array<bool, kAlgorithms> algorithm_enabled{true, true, true, true, true};
+  std::array<bool, kAlgorithms> algorithm_enabled{true, true, true, true, true, true};
   std::array<bool, kProtocols> protocol_enabled{true, true, true};
   int channels = 32;
   double nvlink_efficiency = 20.6 / 25.0;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <tuple>
 
@@ -25,6 +26,7 @@ struct PhaseSpec {
   double fraction = 1;    // of the call's size this phase moves
   double ratio = 1;       // raw algbw over the link (bus) bandwidth it uses
   double nccl_ratio = 1;  // NCCL's bus bandwidth -> algorithm bandwidth factor
+  double inter_scale = 1;  // NvlsTree: NCCL's network bandwidth over what its trees' link loads give (build())
 };
 
 int log2i(double x) {
@@ -343,7 +345,9 @@ CommPlanner::PhaseCost CommPlanner::phase_cost(const CommPhase& phase) const {
   for (int i : touched_) {
     const LinkProps& link = topo_.link(i / 2);
     const double t = load_[i] / link.bandwidth.value;
-    if (t > cost.seconds_per_byte) cost = {t, link.kind};
+    if (t > cost.seconds_per_byte) cost.seconds_per_byte = t, cost.bottleneck = link.kind;
+    double& by_kind = link.kind == LinkKind::NvLink ? cost.nvlink_seconds_per_byte : cost.other_seconds_per_byte;
+    by_kind = std::max(by_kind, t);
     load_[i] = 0;
   }
   touched_.clear();
@@ -417,6 +421,37 @@ std::optional<CommPlanner::Built> CommPlanner::build(Collective c, Algorithm a, 
       spec.nccl_ratio = 5.0 / 6.0;  // tuning.cc: NVLS bus bandwidth -> algorithm bandwidth
       break;
     }
+    case Algorithm::NvlsTree: {
+      // NCCL's NVLSTree: NVLS inside each node (each GPU exchanges its share with the switch, as in one node) while,
+      // pipelined with it, each GPU's 1/k of the node's sum goes up and down the double binary trees over the nodes
+      // on its rail (tree_channels: channel c on rail c), half on each tree. Two nodes: each rail's GPUs exchange 1/k
+      // both ways. More: tuning.cc takes half the network bandwidth of two nodes (bwInter / 2), which is what an inner
+      // node's GPU carries on many nodes (three edges in one tree, one in the other); where the trees load a node
+      // less (four nodes: three edges in all), inter_scale brings the network side to NCCL's figure.
+      const int k = static_cast<int>(l.members[0].size());
+      if (c != Collective::AllReduce || !k_.nvls || m < 2 || !l.uniform || k < 2) return std::nullopt;
+      const double intra = info.nvls_share(k);
+      for (const auto& members : l.members)
+        for (int from : members)
+          for (int to : members)
+            if (from != to) phase.push_back({from, to, intra});
+      const auto trees = tree_channels(l);
+      const double inter = 1.0 / (k * 2.0);  // a rail's 1/k, half on each of its two trees
+      std::vector<int> edges(m, 0);          // per node, over the two trees of a channel
+      for (std::size_t t = 0; t < trees.size(); ++t)
+        for (std::size_t i = 0; i < trees[t].parent.size(); ++i)
+          if (const int parent = trees[t].parent[i]; parent >= 0) {
+            phase.push_back({trees[t].chains[i][0], trees[t].chains[parent][0], inter});
+            phase.push_back({trees[t].chains[parent][0], trees[t].chains[i][0], inter});
+            if (t < 2) ++edges[i], ++edges[parent];
+          }
+      const int busiest = *std::max_element(edges.begin(), edges.end());  // x 1/(2k) each way on its NIC
+      spec.inter_scale = busiest / (m <= 2 ? 2.0 : 4.0);
+      spec.row = Algorithm::NvlsTree;
+      spec.ratio = info.nvls_ratio(k);
+      spec.nccl_ratio = 5.0 / 6.0;  // tuning.cc (2.20): NVLS and NVLSTree bus bandwidth -> algorithm bandwidth
+      break;
+    }
     case Algorithm::Hierarchical: {
       const int k = static_cast<int>(l.members[0].size());
       if (c != Collective::AllReduce || m < 2 || !l.uniform || k < 2) return std::nullopt;
@@ -470,6 +505,7 @@ namespace {
 //   ring broadcast / reduce: base + one hop of the medium (NCCL's sameChannels case);
 //   tree: base + 2 x ((ranks per node - 1) x intra + log2(nodes) x inter);
 //   NVLS: the NVLink hop alone (plus the network one across nodes);
+//   NVLSTree: base + the NVLink hop + 2 x log2(nodes) network hops;
 //   p2p (ours: NCCL's table has no row): ring/Simple base + one hop of the medium.
 double phase_latency(const CommConstants& k, const PhaseSpec& s, Protocol p, double size) {
   const int pi = idx(p);
@@ -496,6 +532,7 @@ double phase_latency(const CommConstants& k, const PhaseSpec& s, Protocol p, dou
     }
     case Algorithm::Tree: return base + 2 * ((s.ranks / s.nodes - 1) * intra + log2i(s.nodes) * inter);
     case Algorithm::Nvls: return intra + (s.nodes > 1 ? inter : 0);
+    case Algorithm::NvlsTree: return base + intra + 2 * log2i(s.nodes) * inter;
     default: return base;
   }
 }
@@ -528,7 +565,9 @@ double refine(const CommConstants& k, const PhaseSpec& s, Protocol p, double bus
 
 std::optional<std::pair<CommPlanner::Option, std::vector<double>>> CommPlanner::evaluate(const Built& b, Protocol p,
                                                                                          Bytes size) const {
-  if ((b.algorithm == Algorithm::Nvls || b.algorithm == Algorithm::P2p) && p != Protocol::Simple) return std::nullopt;
+  if ((b.algorithm == Algorithm::Nvls || b.algorithm == Algorithm::NvlsTree || b.algorithm == Algorithm::P2p) &&
+      p != Protocol::Simple)
+    return std::nullopt;
   // NCCL_PROTO restricts the collectives' tuning only: point-to-point runs Simple whatever it says.
   if (!k_.protocol_enabled[idx(p)] && b.algorithm != Algorithm::P2p) return std::nullopt;
   Option o{b.algorithm, p, Seconds(0), Seconds(0), BytesPerSecond(0)};
@@ -538,9 +577,22 @@ std::optional<std::pair<CommPlanner::Option, std::vector<double>>> CommPlanner::
     const PhaseSpec& s = b.specs[i];
     o.latency += Seconds(phase_latency(k_, s, p, size.value));
     if (b.costs[i].seconds_per_byte <= 0) continue;
-    const double raw = s.fraction / b.costs[i].seconds_per_byte;  // phase bytes per second, uncontended
-    const double efficiency = b.costs[i].bottleneck == LinkKind::NvLink ? k_.nvlink_efficiency : k_.net_efficiency;
-    double algbw = refine(k_, s, p, raw / s.ratio * efficiency) * s.nccl_ratio;
+    const PhaseCost& cost = b.costs[i];
+    const double raw = s.fraction / cost.seconds_per_byte;  // phase bytes per second, uncontended
+    const double efficiency = cost.bottleneck == LinkKind::NvLink ? k_.nvlink_efficiency : k_.net_efficiency;
+    double bus = raw / s.ratio * efficiency;
+    if (s.row == Algorithm::NvlsTree) {
+      // tuning.cc: nChannels x min(bwIntra, bwInter), each side at its own medium's efficiency.
+      const double inf = std::numeric_limits<double>::infinity();
+      const double intra = cost.nvlink_seconds_per_byte > 0
+                               ? s.fraction / cost.nvlink_seconds_per_byte / s.ratio * k_.nvlink_efficiency
+                               : inf;
+      const double inter = cost.other_seconds_per_byte > 0 ? s.fraction / cost.other_seconds_per_byte / s.ratio *
+                                                                 k_.net_efficiency * s.inter_scale
+                                                           : inf;
+      bus = std::min(intra, inter);
+    }
+    double algbw = refine(k_, s, p, bus) * s.nccl_ratio;
     if (s.row == Algorithm::Tree) {
       const int log_size = log2i(size.value / 64);
       if (log_size < 23) algbw *= k_.tree_correction[idx(p)][log_size];

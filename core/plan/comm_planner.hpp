@@ -77,6 +77,8 @@ class CommPlanner {
   struct PhaseCost {
     double seconds_per_byte = 0;  // of the most loaded link direction
     LinkKind bottleneck = LinkKind::NvLink;
+    double nvlink_seconds_per_byte = 0;  // of the most loaded NVLink direction (NvlsTree's bwIntra)
+    double other_seconds_per_byte = 0;   // ... and of the most loaded other one (NICs, fabric: its bwInter)
   };
   PhaseCost phase_cost(const CommPhase& phase) const;
   // A route is cut at every hop distance where all of its paths meet in one vertex (a GPU's switch, a leaf): the part

@@ -22,6 +22,7 @@ const char* nccl_algo_name(Algorithm a) {
     case Algorithm::Hierarchical: return "Ring";
     case Algorithm::Tree: return "Tree";
     case Algorithm::Nvls: return "NVLS";
+    case Algorithm::NvlsTree: return "NVLSTree";
     case Algorithm::P2p: return nullptr;
   }
   return nullptr;

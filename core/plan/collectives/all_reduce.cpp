@@ -12,7 +12,7 @@ extern const CollectiveInfo kAllReduce{
     true,
     false,
     [](int n) { return 2.0 * (n - 1) / n; },
-    {Algorithm::Ring, Algorithm::Tree, Algorithm::Nvls, Algorithm::Hierarchical},
+    {Algorithm::Ring, Algorithm::Tree, Algorithm::Nvls, Algorithm::NvlsTree, Algorithm::Hierarchical},
     [](int n) { return 2.0 * (n - 1) / n; },
     [](int n) { return 2 * (n - 1); },
     [](int nodes) { return nodes > 1 ? 2 * nodes : 0; },

@@ -94,13 +94,13 @@ TEST_CASE("Calibrated on the H100 table, the model predicts the H200 table [unit
 }
 
 // Two H100 servers, 8 x 400 Gb/s InfiniBand each (NVIDIA/nccl-tests#309; the CLI figures in README.md, "Fidelity",
-// come from the same files and topologies/rail-2x8-h100.json). With Ring forced, the planner's ring holds the table
-// from 16 MiB up (measured 4.6%); from 1 to 8 MiB it predicts 85-122 us where the run, with NCCL_MIN_CTAS=24 (more
-// channels than NCCL's default), took 157-178 us. With NCCL's default choice the hosts ran NVLSTree, which the twin
-// does not model: from 512 MiB up its ring is ~18% slow against NVLSTree's 461-469 GB/s bus bandwidth (15.6% over
-// all sizes, 14.0% from 16 MiB); calibrated on that table, and planned again under the fit, within 4% in sample
-// (3.7%; the CLI's 2.9% keeps the defaults' plan per size).
-TEST_CASE("Two-node public tables: Ring within 5% from 16 MiB, NVLSTree a gap, a fit carries across clusters [unit]") {
+// come from the same files and topologies/rail-2x8-h100.json). NCCL's default there runs NVLSTree from a few MiB up;
+// the shipped two-node NVLSTree corrections (comm_constants.cpp) were fitted to the first table, so it is in sample,
+// and the second operator's is not (measured 4.9% from 16 MiB up; 12.9% over 1 MiB-8 GiB, where below 16 MiB the
+// planner runs the tree on NCCL's figures, 25-38% fast). NCCL's figures alone put NVLSTree at 579 GB/s bus bandwidth
+// against 469 measured (28% from 16 MiB up). With Ring forced the planner's ring holds from 16 MiB up (4.6%); from 1
+// to 8 MiB that run, with NCCL_MIN_CTAS=24 (more channels than NCCL's default), took 157-178 us against 85-122.
+TEST_CASE("Two-node public tables: NVLSTree and Ring within 5% from 16 MiB, in and out of sample [unit]") {
   const Topology rail = read_topology_file(std::string(TT_SOURCE_DIR) + "/topologies/rail-2x8-h100.json");
   const auto ring = calibration_points(rail, public_table("nccl-tests-309-h100-2node-b-ring.all_reduce.time.csv"));
   REQUIRE(ring.size() == 14);
@@ -111,20 +111,24 @@ TEST_CASE("Two-node public tables: Ring within 5% from 16 MiB, NVLSTree a gap, a
   const auto table = public_table("nccl-tests-309-h100-2node.all_reduce.time.csv");
   const auto def = calibration_points(rail, table);
   REQUIRE(def.size() == 25);
-  CHECK(def.back().algorithm == Algorithm::Ring);  // NCCL ran NVLSTree there
-  CHECK(def.back().uncalibrated > 1.15 * def.back().m.time.value);
-  CHECK(mape(def) <= 0.16);
+  CHECK(def.back().algorithm == Algorithm::NvlsTree);
+  CHECK(mape(def, 16 * 1048576.0) <= 0.04);  // in sample
+  CHECK(mape(def) <= 0.12);
+  CommOverrides raw;
+  raw.regimes = std::vector<RegimeOverride>{};
+  CHECK(mape(calibration_points(rail, table, raw), 16 * 1048576.0) > 0.20);
+
+  const auto other = public_table("nccl-tests-309-h100-2node-b.all_reduce.time.csv");
+  const auto out = calibration_points(rail, other);
+  REQUIRE(out.size() == 14);
+  CHECK(mape(out, 16 * 1048576.0) <= 0.05);  // out of sample
+  CHECK(mape(out) <= 0.14);
+  // Calibrated on the first cluster's table as a whole (every algorithm the planner chose there), the second.
   CommOverrides fitted;
   fitted.regimes = fit_regimes(def);
-  CHECK(mape(calibration_points(rail, table, fitted)) <= 0.04);
-  // Another operator's two hosts, NCCL's default choice too: the fit carries there from 16 MiB up (measured 2.4%,
-  // 7.0% over 1 MiB-8 GiB; the shipped defaults 14.3% and 19.6%).
-  const auto other = public_table("nccl-tests-309-h100-2node-b.all_reduce.time.csv");
   const auto carried = calibration_points(rail, other, fitted);
-  REQUIRE(carried.size() == 14);
-  CHECK(mape(carried, 16 * 1048576.0) <= 0.03);
-  CHECK(mape(carried) <= 0.08);
-  CHECK(mape(calibration_points(rail, other), 16 * 1048576.0) > 0.10);
+  INFO("carried: " << mape(carried, 16 * 1048576.0) << " from 16 MiB, " << mape(carried) << " in all");
+  CHECK(mape(carried, 16 * 1048576.0) <= 0.05);
 }
 
 TEST_CASE("The fit recovers known regime factors from the model's own times [unit]") {

@@ -40,7 +40,7 @@ TEST_CASE("the comm section overrides the communication model's NCCL constants",
 TEST_CASE("comm section errors name the value", "[unit]") {
   check_bad_cases({
       {"unknown algorithm", R"([{"op": "add", "path": "/comm", "value": {"algorithms": ["ring", "rign2"]}}])",
-       "/comm/algorithms/1", "one of ring, tree, nvls, hierarchical"},
+       "/comm/algorithms/1", "one of ring, tree, nvls, nvls_tree, hierarchical"},
       {"p2p is not selectable", R"([{"op": "add", "path": "/comm", "value": {"algorithms": ["p2p"]}}])",
        "/comm/algorithms/0", "one of ring"},
       {"repeated protocol", R"([{"op": "add", "path": "/comm", "value": {"protocols": ["LL", "ll"]}}])",

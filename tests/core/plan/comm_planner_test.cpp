@@ -327,3 +327,42 @@ TEST_CASE("planner: shapes tell apart groups of different sizes, and a fabric no
   const Topology single = h100_nodes(1);
   CHECK_FALSE(CommPlanner(single, comm_constants(single.gpu())).interchangeable());
 }
+
+// NCCL's NVLSTree (tuning.cc at 2.20.3): Simple only, across nodes of an NVLS-capable GPU, latency 23 us over NVLink
+// plus 2 x log2(nodes) x 14 us over the network, bus bandwidth min(bwIntra, bwInter) on two nodes (bwInter / 2
+// beyond), x 5/6. On two H100 nodes (8 x 50 GB/s NICs each) the NVLink side binds: NCCL's figures alone give ~579
+// GB/s bus bandwidth at 8 GiB, the shipped two-node corrections ~469 (nccl-tests#309 measured 468.5).
+TEST_CASE("planner: NVLSTree across nodes of an NVLS GPU, Simple only, NCCL's latency and bandwidth", "[unit][plan]") {
+  const Topology two = h100_nodes(2);
+  const auto gpus = first_gpus(16);
+  const Bytes big(8.0 * (1 << 30));
+  const double busbw = 2.0 * 15 / 16;  // nccl-tests' all-reduce factor at 16 ranks
+  {
+    const CommPlanner raw(two, nccl_constants(two.gpu()));
+    const auto options = raw.options(Collective::AllReduce, gpus, big);
+    const auto t = find(options, Algorithm::NvlsTree, Protocol::Simple);
+    for (const auto& o : options)
+      if (o.algorithm == Algorithm::NvlsTree) CHECK(o.protocol == Protocol::Simple);
+    CHECK(t.latency.value == Approx(23e-6 + 2 * 1 * 14e-6));
+    const double bus = big.value / (t.time - t.latency).value * busbw;
+    CHECK(bus == Approx(450e9 * 20.6 / 25 * 5 / 6 * busbw).epsilon(1e-6));  // NVLink-bound, at NCCL's efficiency
+  }
+  const CommPlanner planner(two, comm_constants(two.gpu()));
+  CommGroup g = planner.plan(Collective::AllReduce, gpus, big);
+  CHECK(g.algorithm == Algorithm::NvlsTree);
+  CHECK(big.value / g.predicted.value * busbw / 1e9 == Approx(468.7).epsilon(0.01));
+  // Four nodes: the network side is NCCL's half of two nodes', and NVLSTree's latency adds two network hops per level.
+  const Topology four = h100_nodes(4);
+  const CommPlanner raw4(four, nccl_constants(four.gpu()));
+  const auto t4 = find(raw4.options(Collective::AllReduce, first_gpus(32), big), Algorithm::NvlsTree, Protocol::Simple);
+  CHECK(t4.latency.value == Approx(23e-6 + 2 * 2 * 14e-6));
+  CHECK(big.value / (t4.time - t4.latency).value == Approx(8 * 50e9 * 9.0 / 8 / 2 * 5 / 6).epsilon(1e-6));
+  // Not where NVLS is not: one node, an A100, or with NVLS switched off.
+  for (const auto& o : planner.options(Collective::AllReduce, first_gpus(8), big))
+    CHECK(o.algorithm != Algorithm::NvlsTree);
+  const Topology a100 = h100_nodes(2, "A100-SXM");
+  for (const auto& o : CommPlanner(a100, comm_constants(a100.gpu())).options(Collective::AllReduce, gpus, big))
+    CHECK(o.algorithm != Algorithm::NvlsTree);
+  CHECK(parse_algorithm("NVLSTree") == Algorithm::NvlsTree);
+  CHECK(parse_algorithm("nvls_tree") == Algorithm::NvlsTree);
+}
