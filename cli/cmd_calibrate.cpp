@@ -5,7 +5,6 @@
 // (core/calib/cpu_twin.hpp) to a real run's measurements and reports how it predicts its own and another run's phases.
 // traintwin calibrate --predicted P --measured B [--out comparison.json]: a run the twin predicted (traintwin real
 // --twin) against a real run of the same scenario, job by job (core/calib/run_comparison.hpp).
-#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -272,31 +271,25 @@ int run(const CalibrateArgs& a) {
                        {"bandwidth_factor", r.factors.bandwidth},
                        {"points", n}});
   }
-  // The written model is the base's with the fitted corrections in place of its own: corrections the measurements say
-  // nothing about (another algorithm, node count or size band than any point's) are kept, so that a scenario reading
-  // the file plans them as the base did (a two-node fit keeps the shipped one-node NVLS corrections).
-  const CommConstants base_k = comm_constants(topo.gpu(), base);
-  int kept = 0;
-  for (int al = 0; al < kAlgorithms; ++al)
-    for (int pr = 0; pr < kProtocols; ++pr)
-      for (int nc = 0; nc < kNodeClasses; ++nc)
-        for (int b = 0; b < kSizeBands; ++b) {
-          const RegimeFactors& f = base_k.regime[al][pr][nc][b];
-          if (f.latency == 1 && f.bandwidth == 1) continue;
-          const auto same = [&](const RegimeOverride& r) {
-            return static_cast<int>(r.algorithm) == al && static_cast<int>(r.protocol) == pr && r.node_class == nc &&
-                   static_cast<int>(r.band) == b;
-          };
-          if (std::any_of(fits.begin(), fits.end(), same)) continue;
-          ++kept;
-          regimes.push_back({{"algorithm", to_string(static_cast<Algorithm>(al))},
-                             {"protocol", to_string(static_cast<Protocol>(pr))},
-                             {"nodes", nc + 1},
-                             {"band", to_string(static_cast<SizeBand>(b))},
-                             {"latency_factor", f.latency},
-                             {"bandwidth_factor", f.bandwidth},
-                             {"points", 0}});
-        }
+  // The written model is the base's with the fitted corrections in place of its own (with_base): corrections the
+  // measurements say nothing about are kept, so that a scenario reading the file plans them as the base did.
+  const std::vector<RegimeOverride> model = with_base(fits, comm_constants(topo.gpu(), base));
+  for (std::size_t i = fits.size(); i < model.size(); ++i) {
+    const RegimeOverride& r = model[i];
+    regimes.push_back({{"algorithm", to_string(r.algorithm)},
+                       {"protocol", to_string(r.protocol)},
+                       {"nodes", r.node_class + 1},
+                       {"band", to_string(r.band)},
+                       {"latency_factor", r.factors.latency},
+                       {"bandwidth_factor", r.factors.bandwidth},
+                       {"points", 0}});
+  }
+  const int kept = static_cast<int>(model.size() - fits.size());
+  if (const auto moved = choices_moved_by_fit(topo, ms, base, points, fits); !moved.empty()) {
+    std::printf("# planned under the fit, %zu of %zu sizes take another option:", moved.size(), points.size());
+    for (std::size_t i : moved) std::printf(" %.0f B", points[i].m.size.value);
+    std::printf(" (their fitted errors are those of the defaults' option)\n");
+  }
   std::printf("%s", error_table_text(table).c_str());
   std::printf("# uncalibrated: %s; fitted: the corrections above\n",
               a.comm.empty() ? "the shipped defaults (core/plan/comm_constants.cpp)"

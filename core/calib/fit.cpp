@@ -122,6 +122,35 @@ std::vector<RegimeOverride> fit_regimes(const std::vector<CalibrationPoint>& poi
   return out;
 }
 
+std::vector<RegimeOverride> with_base(const std::vector<RegimeOverride>& fits, const CommConstants& base) {
+  std::vector<RegimeOverride> out = fits;
+  for (int a = 0; a < kAlgorithms; ++a)
+    for (int p = 0; p < kProtocols; ++p)
+      for (int n = 0; n < kNodeClasses; ++n)
+        for (int b = 0; b < kSizeBands; ++b) {
+          const RegimeFactors& f = base.regime[a][p][n][b];
+          if (f.latency == 1 && f.bandwidth == 1) continue;
+          RegimeOverride r{static_cast<Algorithm>(a), static_cast<Protocol>(p), n, static_cast<SizeBand>(b), f};
+          const auto same = [&](const RegimeOverride& x) {
+            return x.algorithm == r.algorithm && x.protocol == r.protocol && x.node_class == n && x.band == r.band;
+          };
+          if (std::none_of(fits.begin(), fits.end(), same)) out.push_back(r);
+        }
+  return out;
+}
+
+std::vector<std::size_t> choices_moved_by_fit(const Topology& topo, const std::vector<Measurement>& ms,
+                                              const CommOverrides& base, const std::vector<CalibrationPoint>& points,
+                                              const std::vector<RegimeOverride>& fits) {
+  CommOverrides fitted = base;
+  fitted.regimes = with_base(fits, comm_constants(topo.gpu(), base));
+  const std::vector<CalibrationPoint> again = calibration_points(topo, ms, fitted);
+  std::vector<std::size_t> moved;
+  for (std::size_t i = 0; i < again.size() && i < points.size(); ++i)
+    if (again[i].algorithm != points[i].algorithm || again[i].protocol != points[i].protocol) moved.push_back(i);
+  return moved;
+}
+
 ErrorTable error_table(const std::vector<CalibrationPoint>& points) {
   ErrorTable t;
   for (SizeBand b : {SizeBand::Small, SizeBand::Medium, SizeBand::Large}) {

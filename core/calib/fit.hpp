@@ -35,6 +35,17 @@ double predict(const CalibrationPoint& p, const RegimeFactors& f);  // seconds
 // One correction per (algorithm, protocol, node class, band) that has points, in that order.
 std::vector<RegimeOverride> fit_regimes(const std::vector<CalibrationPoint>& points);
 
+// `fits`, then the corrections of `base` for every (algorithm, protocol, node class, band) they leave out: the model
+// a fit makes of the base (a two-node fit keeps the shipped one-node NVLS corrections).
+std::vector<RegimeOverride> with_base(const std::vector<RegimeOverride>& fits, const CommConstants& base);
+
+// The points whose algorithm or protocol the fitted model (with_base(fits) over `base`) plans otherwise than the
+// points say: corrections can hand a size to another option (a slower NVLSTree gives it to the tree), and the fit's
+// error at those sizes is then the error of a choice the fitted model does not make. Indices into `points`.
+std::vector<std::size_t> choices_moved_by_fit(const Topology& topo, const std::vector<Measurement>& ms,
+                                              const CommOverrides& base, const std::vector<CalibrationPoint>& points,
+                                              const std::vector<RegimeOverride>& fits);
+
 struct BandError {
   SizeBand band = SizeBand::Small;
   int points = 0;

@@ -133,9 +133,9 @@ TEST_CASE("Two-node public tables: NVLSTree and Ring within 5% from 16 MiB, in a
 
 // Four and eight of the second operator's hosts, NCCL's default choice (nccl-tests#309; in-place times): NCCL's own
 // figures (ring, tree, NVLSTree: no correction beyond two nodes) are 25-27% fast from 16 MiB up there, where the
-// hosts reach ~320 GB/s bus bandwidth against the 400 of their NICs (an NVIDIA engineer in the thread points at adaptive
-// routing and NCCL_MIN_CTAS). Calibrated on the four-node run, the eight-node one is predicted within 12.4% from 16
-// MiB up (17.2% over 1 MiB-8 GiB).
+// hosts reach ~320 GB/s bus bandwidth against the 400 of their NICs (an NVIDIA engineer in the thread points at
+// adaptive routing and NCCL_MIN_CTAS). Calibrated on the four-node run, the eight-node one is predicted within 12.4%
+// from 16 MiB up (17.2% over 1 MiB-8 GiB).
 TEST_CASE("More than two nodes: NCCL's figures fast on one operator's hosts, a four-node fit carries to eight [unit]") {
   const Topology rail = read_topology_file(std::string(TT_SOURCE_DIR) + "/topologies/rail-16x8-h100.json");
   const auto four = public_table("nccl-tests-309-h100-4node-b.all_reduce.time.csv");
@@ -152,6 +152,32 @@ TEST_CASE("More than two nodes: NCCL's figures fast on one operator's hosts, a f
   const auto carried = calibration_points(rail, eight, fitted);
   CHECK(mape(carried, 16 * 1048576.0) <= 0.13);
   CHECK(mape(carried) <= 0.18);
+}
+
+// A fit's model: its corrections, the base's others kept (with_base), and the sizes at which it plans another option
+// than the one fitted (choices_moved_by_fit): on one node NVLS wins at every size before and after; on two nodes the
+// fitted tree and ring hand 512 KiB, 2, 8 and 16 MiB to other options.
+TEST_CASE("A fit keeps the base's other corrections and names the sizes whose choice it moves [unit]") {
+  const Topology h100 = testing::h100_nodes(1);
+  const auto azure = table("h100");
+  const auto pts = calibration_points(h100, azure);
+  const auto fits = fit_regimes(pts);
+  REQUIRE(fits.size() == 3);  // NVLS / Simple / one node, three bands
+  const auto model = with_base(fits, comm_constants(h100.gpu()));
+  REQUIRE(model.size() == 5);  // and the shipped two-node NVLSTree corrections of 64 KiB-16 MiB and >= 16 MiB
+  for (std::size_t i = 3; i < model.size(); ++i) {
+    CHECK(model[i].algorithm == Algorithm::NvlsTree);
+    CHECK(model[i].node_class == 1);
+  }
+  CHECK(choices_moved_by_fit(h100, azure, {}, pts, fits).empty());
+
+  const Topology rail = read_topology_file(std::string(TT_SOURCE_DIR) + "/topologies/rail-2x8-h100.json");
+  const auto two = public_table("nccl-tests-309-h100-2node.all_reduce.time.csv");
+  const auto p2 = calibration_points(rail, two);
+  const auto moved = choices_moved_by_fit(rail, two, {}, p2, fit_regimes(p2));
+  std::vector<double> sizes;
+  for (std::size_t i : moved) sizes.push_back(p2[i].m.size.value);
+  CHECK(sizes == std::vector<double>{524288, 2097152, 8388608, 16777216});
 }
 
 TEST_CASE("The fit recovers known regime factors from the model's own times [unit]") {
