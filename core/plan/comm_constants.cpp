@@ -58,10 +58,10 @@ void apply(CommConstants::ByAlgoProto& to, const CommOverrides::ByAlgoProto<Seco
 constexpr RegimeFactors kHopperNvls[kSizeBands] = {{1.20, 0.0274}, {1.43, 0.581}, {2.83, 0.865}};
 // Corrections of NVLSTree all-reduce on two Hopper nodes (8 x 400 Gb/s NICs each), fitted the same way to the public
 // two-node table of NVIDIA/nccl-tests#309 (tests/data/nccl/nccl-tests-309-h100-2node.all_reduce.time.csv, NCCL
-// 2.26.2) and re-planned until the planner's choice per size settled (two rounds): NCCL's figures put its bus
-// bandwidth at 579 GB/s where the hosts reach 469. Up to 64 KiB the tree (LL) runs: no correction; 64 KiB-16 MiB:
-// fitted while NVLSTree ran 1-8 MiB, with it the tree (LL128) keeps them. More than two nodes: no public table of
-// NVLSTree, NCCL's figures. docs/calibration.md, "Defaults and their source".
+// 2.26.2; the >= 16 MiB factors fitted three times, the sizes planned again after each, until no size's option
+// moved): NCCL's figures put its bus bandwidth at 579 GB/s where the hosts reach 469. Up to 64 KiB the tree (LL)
+// runs: no correction; 64 KiB-16 MiB: fitted while NVLSTree ran 1-8 MiB, with it the tree (LL128) keeps them. More
+// than two nodes: no public table of NVLSTree, NCCL's figures. docs/calibration.md, "Defaults and their source".
 constexpr RegimeFactors kHopperNvlsTree2[kSizeBands] = {{1, 1}, {1.20, 0.392}, {4.22, 0.814}};
 
 void default_regimes(CommConstants& k) {
