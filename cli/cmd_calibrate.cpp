@@ -255,7 +255,7 @@ int run(const CalibrateArgs& a) {
 
   std::printf("# traintwin calibrate: %zu measurements from %zu file(s) on topology %s (%s)\n", ms.size(),
               a.logs.size(), topo.name().c_str(), topo.gpu().name.c_str());
-  std::printf("# algorithm protocol nodes band          points  latency_factor  bandwidth_factor\n");
+  std::printf("# algorithm    protocol nodes band          points  latency_factor  bandwidth_factor\n");
   // The written model is the base's with the fitted corrections in place of its own (with_base): corrections the
   // measurements say nothing about are kept (0 points), so that a scenario reading the file plans them as the base did.
   const std::vector<RegimeOverride> model = with_base(fits, comm_constants(topo.gpu(), base));
@@ -266,7 +266,7 @@ int run(const CalibrateArgs& a) {
     for (const auto& p : points)
       n += p.algorithm == r.algorithm && p.protocol == r.protocol && p.node_class == r.node_class && p.band == r.band;
     if (i < fits.size())
-      std::printf("  %-9s %-8s %5d %-13s %6d  %14.4f  %16.4f\n", to_string(r.algorithm), to_string(r.protocol),
+      std::printf("  %-12s %-8s %5d %-13s %6d  %14.4f  %16.4f\n", to_string(r.algorithm), to_string(r.protocol),
                   r.node_class + 1, to_string(r.band), n, r.factors.latency, r.factors.bandwidth);
     regimes.push_back({{"algorithm", to_string(r.algorithm)},
                        {"protocol", to_string(r.protocol)},

@@ -56,22 +56,39 @@ void apply(CommConstants::ByAlgoProto& to, const CommOverrides::ByAlgoProto<Seco
 // 26-30 us (kernel launch included); mid sizes: the measured time stays at 31-45 us up to 2 MiB; large sizes: the bus
 // bandwidth peaks at ~480 GB/s where 20.6 GB/s per NVLink implies 540 GB/s.
 constexpr RegimeFactors kHopperNvls[kSizeBands] = {{1.20, 0.0274}, {1.43, 0.581}, {2.83, 0.865}};
-// Corrections of NVLSTree all-reduce on two Hopper nodes (8 x 400 Gb/s NICs each), fitted the same way to the public
-// two-node table of NVIDIA/nccl-tests#309 (tests/data/nccl/nccl-tests-309-h100-2node.all_reduce.time.csv, NCCL
-// 2.26.2; the >= 16 MiB factors fitted three times, the sizes planned again after each, until no size's option
-// moved): NCCL's figures put its bus bandwidth at 579 GB/s where the hosts reach 469. Up to 64 KiB the tree (LL)
-// runs: no correction; 64 KiB-16 MiB: fitted while NVLSTree ran 1-8 MiB, with it the tree (LL128) keeps them. More
-// than two nodes: no public table of NVLSTree, NCCL's figures. docs/calibration.md, "Defaults and their source".
-constexpr RegimeFactors kHopperNvlsTree2[kSizeBands] = {{1, 1}, {1.20, 0.392}, {4.22, 0.814}};
+// Corrections on two Hopper nodes (8 x 400 Gb/s NICs each), fitted the same way to the public two-node table of
+// NVIDIA/nccl-tests#309 (tests/data/nccl/nccl-tests-309-h100-2node.all_reduce.time.csv, NCCL 2.26.2), one per
+// algorithm, protocol and size band the planner picks for some size of it, rounded to three digits. NVLSTree's
+// factors were fitted first, alone (>= 16 MiB: three fits, the sizes planned again after each, until no size's option
+// moved; NCCL's figures put its bus bandwidth at 579 GB/s where the hosts reach 469; 64 KiB-16 MiB: fitted while it
+// ran 1-8 MiB, with them the tree (LL128) keeps those sizes). The others were fitted with those in place, by
+// `traintwin calibrate` of that table with tests/data/nccl/two-node-base.comm.json as the base (--comm); a test fits
+// them again (tests/core/calib/calibration_test.cpp). Another operator's two-node table (-2node-b, not in the fit) is
+// the out-of-sample check (docs/calibration.md, "Defaults and their source"). More than two nodes: NCCL's figures.
+struct TwoNodeRegime {
+  Algorithm algorithm;
+  Protocol protocol;
+  SizeBand band;
+  RegimeFactors factors;
+};
+constexpr TwoNodeRegime kHopperTwoNodes[] = {
+    {Algorithm::NvlsTree, Protocol::Simple, SizeBand::Medium, {1.20, 0.392}},  // fitted on 1-8 MiB; no size now
+    {Algorithm::NvlsTree, Protocol::Simple, SizeBand::Large, {4.22, 0.814}},   // 8 sizes, 128 MiB-16 GiB
+    {Algorithm::Tree, Protocol::LL, SizeBand::Small, {1.20, 1.15}},            // 7 sizes, 1-64 KiB
+    {Algorithm::Tree, Protocol::LL128, SizeBand::Medium, {1.11, 0.692}},       // 4 sizes
+    {Algorithm::Tree, Protocol::LL128, SizeBand::Large, {1.23, 0.812}},        // 1 size
+    {Algorithm::Ring, Protocol::LL128, SizeBand::Large, {0.878, 0.863}},       // 2 sizes
+    {Algorithm::Hierarchical, Protocol::LL, SizeBand::Medium, {0.751, 0.309}},  // 3 sizes
+};
 
 void default_regimes(CommConstants& k) {
   if (k.compute_capability != 90 || !k.nvls) return;
   auto& nvls = k.regime[static_cast<int>(Algorithm::Nvls)][static_cast<int>(Protocol::Simple)][0];
   for (int b = 0; b < kSizeBands; ++b) nvls[b] = kHopperNvls[b];
-  auto& nvls_tree = k.regime[static_cast<int>(Algorithm::NvlsTree)][static_cast<int>(Protocol::Simple)][1];
-  for (int b = 0; b < kSizeBands; ++b) nvls_tree[b] = kHopperNvlsTree2[b];
+  for (const TwoNodeRegime& r : kHopperTwoNodes)
+    k.regime[static_cast<int>(r.algorithm)][static_cast<int>(r.protocol)][1][static_cast<int>(r.band)] = r.factors;
   k.regime_source =
-      "NVLS fitted to public Azure ND H100 v5 / ND H200 v5 all_reduce tables, two-node NVLSTree to "
+      "NVLS fitted to public Azure ND H100 v5 / ND H200 v5 all_reduce tables, two nodes to "
       "NVIDIA/nccl-tests#309 (docs/calibration.md)";
 }
 
