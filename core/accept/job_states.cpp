@@ -61,7 +61,7 @@ StateCheck check_job_states(const RunRecord& rec, bool must_finish) {
     const Decision& d = rec.decisions[i];
     auto it = state.find(d.job);
     if (d.job.empty() || it == state.end()) continue;  // cluster decisions, alerts
-    if (d.kind.rfind("alert_", 0) == 0) continue;
+    if (d.kind.str().rfind("alert_", 0) == 0) continue;
     ++out.transitions;
     const Transition* edge = nullptr;
     std::string from_here;

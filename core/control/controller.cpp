@@ -149,8 +149,17 @@ void Controller::Impl::set_state(int j, JobState to) {
   if (to == JobState::Abandoned) rec.jobs[j].state = JobStatus::Abandoned;
 }
 
-void Controller::Impl::decide(Seconds t, std::string kind, std::string job, std::vector<std::string> nodes, SharedText reason) {
-  rec.decisions.push_back(Decision{t, std::move(kind), std::move(job), std::move(nodes), std::move(reason)});
+void Controller::Impl::decide(Seconds t, std::string kind, std::string job, std::vector<std::string> nodes,
+                              SharedText reason) {
+  rec.decisions.push_back(
+      Decision{t, text(std::move(kind)), text(std::move(job)), std::move(nodes), std::move(reason)});
+}
+
+SharedText Controller::Impl::text(std::string s) {
+  if (s.empty()) return {};
+  auto it = texts.find(s);
+  if (it == texts.end()) it = texts.emplace(s, SharedText(s)).first;
+  return it->second;
 }
 
 bool Controller::Impl::ReasonKey::operator==(const ReasonKey& o) const {

@@ -107,6 +107,9 @@ struct Controller::Impl {
   static constexpr std::size_t kReasonTexts = 1 << 16;
   std::unordered_map<ReasonKey, SharedText, ReasonKeyHash> reason_texts;
   SharedText reason_text(const PendingReason& r);
+  // One copy of each decision kind and job name the record holds (a fleet month's job has thousands of decisions).
+  std::unordered_map<std::string, SharedText> texts;
+  SharedText text(std::string s);
   std::vector<int> submit_order;  // job indices by submit time
   std::size_t next_submit = 0;
   std::set<std::pair<Seconds, int>> stalled;  // (detect_at, job)

@@ -21,10 +21,12 @@ namespace tt {
 
 struct Decision {
   Seconds t;
-  std::string kind;    // submit, launch, pending, preempt, detect, requeue, complete, abandon, node_down, node_up, ...
-  std::string job;     // empty for cluster decisions
+  // The texts repeat (a fleet month logs millions of decisions): the Controller hands out one copy of each kind, job
+  // name and waiting job's reason (controller.cpp), 56 bytes a decision.
+  SharedText kind;  // submit, launch, pending, preempt, detect, requeue, complete, abandon, node_down, node_up, ...
+  SharedText job;   // empty for cluster decisions
   std::vector<std::string> nodes;
-  SharedText reason;  // a waiting job's reasons repeat: the Controller hands out one copy of each (controller.cpp)
+  SharedText reason;
 };
 
 struct Segment {  // one attempt of a job, from launch to its end
