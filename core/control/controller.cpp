@@ -151,14 +151,25 @@ void Controller::Impl::set_state(int j, JobState to) {
 
 void Controller::Impl::decide(Seconds t, std::string kind, std::string job, std::vector<std::string> nodes,
                               SharedText reason) {
-  rec.decisions.push_back(
-      Decision{t, text(std::move(kind)), text(std::move(job)), std::move(nodes), std::move(reason)});
+  record(t, kind_text(std::move(kind)), text(std::move(job)), std::move(nodes), std::move(reason));
 }
 
-SharedText Controller::Impl::text(std::string s) {
+void Controller::Impl::record(Seconds t, SharedText kind, SharedText job, std::vector<std::string> nodes,
+                              SharedText reason) {
+  rec.decisions.push_back(Decision{t, std::move(kind), std::move(job), std::move(nodes), std::move(reason)});
+}
+
+const SharedText& Controller::Impl::job_text(int j) {
+  if (job_texts.size() != sc.jobs.size()) job_texts.resize(sc.jobs.size());
+  SharedText& t = job_texts[static_cast<std::size_t>(j)];
+  if (t.empty()) t = SharedText(sc.jobs[static_cast<std::size_t>(j)].name);  // names are unique: no lookup
+  return t;
+}
+
+SharedText Controller::Impl::intern(std::unordered_map<std::string, SharedText>& in, std::string s) {
   if (s.empty()) return {};
-  auto it = texts.find(s);
-  if (it == texts.end()) it = texts.emplace(s, SharedText(s)).first;
+  auto it = in.find(s);
+  if (it == in.end()) it = in.emplace(s, SharedText(s)).first;
   return it->second;
 }
 
@@ -258,7 +269,7 @@ void Controller::Impl::close_wait(int j, Seconds now) {
 void Controller::Impl::run_due(Seconds now, std::vector<Action>& out) {
   while (next_submit < submit_order.size() && sc.jobs[submit_order[next_submit]].submit <= now) {
     int j = submit_order[next_submit++];
-    decide(sc.jobs[j].submit, "submit", sc.jobs[j].name, {},
+    record(sc.jobs[j].submit, kind_text("submit"), job_text(j), {},
            "queue " + sc.jobs[j].queue + ", priority " + std::to_string(sc.jobs[j].priority) + ", " +
                std::to_string(sc.jobs[j].gpus) + " GPUs");
     enqueue(j, sc.jobs[j].submit, false);

@@ -107,9 +107,14 @@ struct Controller::Impl {
   static constexpr std::size_t kReasonTexts = 1 << 16;
   std::unordered_map<ReasonKey, SharedText, ReasonKeyHash> reason_texts;
   SharedText reason_text(const PendingReason& r);
-  // One copy of each decision kind and job name the record holds (a fleet month's job has thousands of decisions).
-  std::unordered_map<std::string, SharedText> texts;
-  SharedText text(std::string s);
+  // One copy of each decision kind and job name the record holds (a fleet month's job has thousands of decisions):
+  // kinds in a map of a few dozen, a job's name by its index (job_text), others by their text (text).
+  std::unordered_map<std::string, SharedText> kind_texts, texts;
+  std::vector<SharedText> job_texts;
+  static SharedText intern(std::unordered_map<std::string, SharedText>& in, std::string s);
+  SharedText kind_text(std::string s) { return intern(kind_texts, std::move(s)); }
+  SharedText text(std::string s) { return intern(texts, std::move(s)); }
+  const SharedText& job_text(int j);
   std::vector<int> submit_order;  // job indices by submit time
   std::size_t next_submit = 0;
   std::set<std::pair<Seconds, int>> stalled;  // (detect_at, job)
@@ -133,6 +138,8 @@ struct Controller::Impl {
   Impl(const Scenario& s, Planner p);
   void set_state(int j, JobState to);
   void decide(Seconds t, std::string kind, std::string job, std::vector<std::string> nodes, SharedText reason);
+  // decide() with the kind and job as shared texts already (the frequent decisions: no lookup).
+  void record(Seconds t, SharedText kind, SharedText job, std::vector<std::string> nodes, SharedText reason);
   void sample(Seconds now);
   bool stale(int job, int attempt) const;
   Segment& segment(int job) { return rec.jobs[job].segments.back(); }

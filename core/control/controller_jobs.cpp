@@ -96,7 +96,8 @@ void Controller::Impl::on(const JobCompleted& e, Seconds now, std::vector<Action
   seg.reached_iteration = rt.done;
   cluster.release(rt.gpus);
   sched.finished(e.job, now);
-  decide(now, "complete", jr.name, node_names(topo, rt.gpus), std::to_string(rt.done) + " iterations");
+  record(now, kind_text("complete"), job_text(e.job), node_names(topo, rt.gpus),
+         std::to_string(rt.done) + " iterations");
   rt.gpus.clear();
 }
 
@@ -139,7 +140,7 @@ void Controller::Impl::schedule(Seconds now, std::vector<Action>& out) {
   for (auto& wait : result.waits) {
     close_wait(wait.job, now);
     jobs[wait.job].wait_kind = wait.reason.kind;
-    decide(now, "pending", sc.jobs[wait.job].name, {}, reason_text(wait.reason));
+    record(now, kind_text("pending"), job_text(wait.job), {}, reason_text(wait.reason));
   }
 }
 
@@ -149,7 +150,7 @@ void Controller::Impl::preempt(const ScheduleResult::Preemption& p, Seconds now,
   JobRecord& jr = rec.jobs[j];
   const JobSpec& by = sc.jobs[p.preemptor];
   const bool reclaim = by.queue != sc.jobs[j].queue;
-  decide(now, "preempt", sc.jobs[j].name, node_names(topo, p.gpus),
+  record(now, kind_text("preempt"), job_text(j), node_names(topo, p.gpus),
          "by " + by.name + " (queue " + by.queue + ", priority " + std::to_string(by.priority) + "): " +
              (reclaim ? "queue " + by.queue + " reclaims its quota, which queue " + sc.jobs[j].queue + " borrowed"
                       : std::string("a higher priority in the same queue")) +
@@ -190,7 +191,7 @@ double Controller::Impl::stop_and_requeue(int j, Seconds now, std::int64_t reach
                                           const std::string& outcome, std::vector<Action>& out) {
   JobRuntime& rt = jobs[j];
   JobRecord& jr = rec.jobs[j];
-  decide(now, kind, jr.name, node_names(topo, rt.gpus),
+  record(now, kind_text(kind), job_text(j), node_names(topo, rt.gpus),
          why + "; resumes from checkpoint at iteration " + std::to_string(rt.checkpoint));
   out.emplace_back(std::in_place_type<Kill>, Kill{j, rt.attempt, kill_reason});
   if (rt.state == JobState::Stalled) stalled.erase({rt.detect_at, j});
@@ -268,7 +269,7 @@ void Controller::Impl::launch(int j, std::vector<int> gpus, Seconds now, std::ve
   seg.reached_iteration = rt.checkpoint;
   seg.iteration_time = l.plan.predicted_iteration;
   std::string groups = std::to_string(count_groups(l.gpus)) + " leaf group(s)";
-  decide(now, "launch", spec.name, seg.nodes,
+  record(now, kind_text("launch"), job_text(j), seg.nodes,
          (rt.attempt == 1 ? std::string("start") : "restart " + std::to_string(rt.attempt - 1)) + " from iteration " +
              std::to_string(rt.checkpoint) + " on " + std::to_string(spec.gpus) + " GPUs in " + groups +
              "; predicted iteration " + format_seconds(l.plan.predicted_iteration) +
