@@ -42,7 +42,6 @@ class SharedText {
   friend bool operator==(const SharedText& a, std::string_view b) { return a.str() == b; }
   friend bool operator==(const SharedText& a, const std::string& b) { return a.str() == b; }
   friend bool operator==(const SharedText& a, const char* b) { return a.str() == b; }
-  friend bool operator<(const SharedText& a, const SharedText& b) { return a.str() < b.str(); }
   friend std::string operator+(const std::string& a, const SharedText& b) { return a + b.str(); }
   friend std::string operator+(const char* a, const SharedText& b) { return a + b.str(); }
   friend std::string operator+(const SharedText& a, const std::string& b) { return a.str() + b; }

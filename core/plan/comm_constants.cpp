@@ -72,7 +72,7 @@ struct TwoNodeRegime {
   RegimeFactors factors;
 };
 constexpr TwoNodeRegime kHopperTwoNodes[] = {
-    {Algorithm::NvlsTree, Protocol::Simple, SizeBand::Medium, {1.20, 0.392}},  // fitted on 1-8 MiB; no size now
+    {Algorithm::NvlsTree, Protocol::Simple, SizeBand::Medium, {1.20, 0.392}},  // fitted while it ran 1-8 MiB; 2 MiB now
     {Algorithm::NvlsTree, Protocol::Simple, SizeBand::Large, {4.22, 0.814}},   // 8 sizes, 128 MiB-16 GiB
     {Algorithm::Tree, Protocol::LL, SizeBand::Small, {1.20, 1.15}},            // 7 sizes, 1-64 KiB
     {Algorithm::Tree, Protocol::LL128, SizeBand::Medium, {1.11, 0.692}},       // 4 sizes

@@ -135,7 +135,7 @@ TEST_CASE("Two-node public tables: NVLSTree and Ring within 5% from 16 MiB, in a
 
 // The shipped two-node corrections are what `traintwin calibrate` fits to the first #309 table against their base
 // (tests/data/nccl/two-node-base.comm.json: the one-node NVLS corrections and NVLSTree's, fitted before the others),
-// to the three digits they are rounded to; the corrections no size of the table is planned with are the base's.
+// to the three digits they are rounded to; a correction no size of the table is planned with stays the base's.
 TEST_CASE("The shipped two-node corrections are the fit of the public two-node table [unit]") {
   const Topology rail = read_topology_file(std::string(TT_SOURCE_DIR) + "/topologies/rail-2x8-h100.json");
   const std::string base_file = std::string(TT_SOURCE_DIR) + "/tests/data/nccl/two-node-base.comm.json";
@@ -154,7 +154,8 @@ TEST_CASE("The shipped two-node corrections are the fit of the public two-node t
     CHECK(s.latency == Approx(f.factors.latency).epsilon(0.005));
     CHECK(s.bandwidth == Approx(f.factors.bandwidth).epsilon(0.005));
   }
-  // NVLSTree's 64 KiB-16 MiB correction, fitted while it ran 1-8 MiB, is the base's: with it no size runs it there.
+  // NVLSTree's 64 KiB-16 MiB correction, fitted while it ran 1-8 MiB, is the base's, not refitted: under the base no
+  // size runs NVLSTree there (under the shipped corrections 2 MiB does).
   const RegimeFactors& mid = shipped.regime[static_cast<int>(Algorithm::NvlsTree)][static_cast<int>(Protocol::Simple)]
                                            [1][static_cast<int>(SizeBand::Medium)];
   CHECK(mid.latency == 1.20);
