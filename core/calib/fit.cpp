@@ -22,11 +22,16 @@ Key key_of(const CalibrationPoint& p) {
   return {static_cast<int>(p.algorithm), static_cast<int>(p.protocol), p.node_class, static_cast<int>(p.band)};
 }
 
+// The option the planner picks among `options` (comm_planner.cpp, plan_anew), or among those of that algorithm and
+// protocol.
 std::optional<CommPlanner::Option> pick(const std::vector<CommPlanner::Option>& options, std::optional<Algorithm> a,
-                                        std::optional<Protocol> p) {
+                                        std::optional<Protocol> p, Selection selection) {
+  const auto faster = [selection](const CommPlanner::Option& x, const CommPlanner::Option& y) {
+    return selection == Selection::Nccl ? x.nccl_time < y.nccl_time : x.time < y.time;
+  };
   std::optional<CommPlanner::Option> best;
   for (const auto& o : options)
-    if ((!a || o.algorithm == *a) && (!p || o.protocol == *p) && (!best || o.time < best->time)) best = o;
+    if ((!a || o.algorithm == *a) && (!p || o.protocol == *p) && (!best || faster(o, *best))) best = o;
   return best;
 }
 
@@ -84,14 +89,15 @@ std::vector<CalibrationPoint> calibration_points(const Topology& topo, const std
     } catch (const std::invalid_argument& e) {
       throw InputError(m.where, "", std::string("a topology that holds this measurement's ranks: ") + e.what());
     }
-    const auto chosen = m.algorithm ? pick(shipped.options(m.collective, gpus, m.size), m.algorithm, m.protocol)
-                                    : pick(shipped.options(m.collective, gpus, m.size), std::nullopt, std::nullopt);
+    const Selection by = shipped.constants().selection;
+    const auto chosen = m.algorithm ? pick(shipped.options(m.collective, gpus, m.size), m.algorithm, m.protocol, by)
+                                    : pick(shipped.options(m.collective, gpus, m.size), std::nullopt, std::nullopt, by);
     if (!chosen)
       throw InputError(m.where, "",
                        std::string("an algorithm the planner can run here; ") +
                            (m.algorithm ? to_string(*m.algorithm) : "none") + " cannot run " + to_string(m.collective) +
                            " on these GPUs of topology " + topo.name());
-    const auto raw = pick(nccl.options(m.collective, gpus, m.size), chosen->algorithm, chosen->protocol);
+    const auto raw = pick(nccl.options(m.collective, gpus, m.size), chosen->algorithm, chosen->protocol, by);
     if (!raw) throw std::logic_error("calibration_points: the defaults offer an option NCCL's figures do not");
     CalibrationPoint p;
     p.m = m;

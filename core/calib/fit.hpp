@@ -26,7 +26,8 @@ struct CalibrationPoint {
 
 // Plans every measurement on `topo` (its ranks spread over its node count, or as few nodes as fit). The algorithm
 // and protocol are the measurement's when it names them (the fastest protocol of its algorithm when only that), else
-// the planner's choice under the defaults. Throws InputError naming the measurement when it cannot be placed.
+// the planner's choice under `base` (by NCCL's figures unless base.selection is Fastest). Throws InputError naming the
+// measurement when it cannot be placed.
 std::vector<CalibrationPoint> calibration_points(const Topology& topo, const std::vector<Measurement>& ms,
                                                  const CommOverrides& base = {});
 
@@ -40,8 +41,9 @@ std::vector<RegimeOverride> fit_regimes(const std::vector<CalibrationPoint>& poi
 std::vector<RegimeOverride> with_base(const std::vector<RegimeOverride>& fits, const CommConstants& base);
 
 // The points whose algorithm or protocol the fitted model (with_base(fits) over `base`) plans otherwise than the
-// points say: corrections can hand a size to another option (a slower NVLSTree gives it to the tree), and the fit's
-// error at those sizes is then the error of a choice the fitted model does not make. Indices into `points`.
+// points say: under Selection::Fastest corrections can hand a size to another option (a slower NVLSTree gives it to
+// the tree), and the fit's error at those sizes is then the error of a choice the fitted model does not make; under
+// Selection::Nccl (the default) a correction moves no choice and the list is empty. Indices into `points`.
 std::vector<std::size_t> choices_moved_by_fit(const Topology& topo, const std::vector<Measurement>& ms,
                                               const CommOverrides& base, const std::vector<CalibrationPoint>& points,
                                               const std::vector<RegimeOverride>& fits);

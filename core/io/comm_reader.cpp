@@ -137,7 +137,8 @@ CommOverrides read_comm(JsonObject& root) {
   if (!present(root, "comm")) return c;
   auto o = open_child(root, "comm",
                       {"nvls", "algorithms", "protocols", "channels", "nvlink_efficiency", "net_efficiency",
-                       "base_latency", "hw_latency", "caps", "ib_timeout", "ib_retry_cnt", "socket_ifname", "regimes", "calibration"});
+                       "base_latency", "hw_latency", "caps", "ib_timeout", "ib_retry_cnt", "socket_ifname", "regimes",
+                       "calibration", "selection"});
   c.nvls = o.opt_boolean("nvls");
   if (present(o, "algorithms"))
     c.algorithms = read_names<Algorithm>(o, "algorithms", parse_algorithm,
@@ -173,6 +174,8 @@ CommOverrides read_comm(JsonObject& root) {
     o.fail("calibration", "either regimes or a calibration file, not both");
   if (present(o, "regimes")) c.regimes = read_regimes(o);
   if (present(o, "calibration")) c.regimes = read_calibration_file(o);
+  if (present(o, "selection"))
+    c.selection = static_cast<Selection>(choice(o, "selection", {"nccl", "fastest"}, "how the planner picks"));
   o.finish();
   return c;
 }

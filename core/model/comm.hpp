@@ -22,6 +22,10 @@ enum class Protocol { LL, LL128, Simple };
 enum class Medium { NvLink, Pci, Net };  // NCCL's hardware classes for latency
 // Message-size regimes that calibration fits apart: <= 64 KiB (latency-bound), between, >= 16 MiB (bandwidth-bound).
 enum class SizeBand { Small, Medium, Large };
+// How the planner picks among the ways to run a collective. Nccl: as NCCL's own tuning does, by NCCL's figures (the
+// calibrated corrections then change the predicted time, not the choice: what a run without a tuner plugin does).
+// Fastest: the lowest corrected time (what a run pinned by `traintwin plan --tuner-csv` of that plan does).
+enum class Selection { Nccl, Fastest };
 
 inline constexpr int kCollectives = 7;
 inline constexpr int kAlgorithms = 6;
@@ -80,6 +84,7 @@ struct CommOverrides {
   std::optional<int> ib_retry_cnt;           // NCCL_IB_RETRY_CNT
   std::optional<std::string> socket_ifname;  // NCCL_SOCKET_IFNAME
   std::optional<std::vector<RegimeOverride>> regimes;  // replace every default regime correction when given
+  std::optional<Selection> selection;                  // default Selection::Nccl
 };
 
 }  // namespace tt

@@ -56,39 +56,43 @@ void apply(CommConstants::ByAlgoProto& to, const CommOverrides::ByAlgoProto<Seco
 // 26-30 us (kernel launch included); mid sizes: the measured time stays at 31-45 us up to 2 MiB; large sizes: the bus
 // bandwidth peaks at ~480 GB/s where 20.6 GB/s per NVLink implies 540 GB/s.
 constexpr RegimeFactors kHopperNvls[kSizeBands] = {{1.20, 0.0274}, {1.43, 0.581}, {2.83, 0.865}};
-// Corrections on two Hopper nodes (8 x 400 Gb/s NICs each), fitted the same way to the public two-node table of
-// NVIDIA/nccl-tests#309 (tests/data/nccl/nccl-tests-309-h100-2node.all_reduce.time.csv, NCCL 2.26.2), one per
-// algorithm, protocol and size band the planner picks for some size of it, rounded to three digits. NVLSTree's
-// factors were fitted first, alone (>= 16 MiB: three fits, the sizes planned again after each, until no size's option
-// moved; NCCL's figures put its bus bandwidth at 579 GB/s where the hosts reach 469; 64 KiB-16 MiB: fitted while it
-// ran 1-8 MiB, with them the tree (LL128) keeps those sizes). The others were fitted with those in place, by
-// `traintwin calibrate` of that table with tests/data/nccl/two-node-base.comm.json as the base (--comm); a test fits
-// them again (tests/core/calib/calibration_test.cpp). Another operator's two-node table (-2node-b, not in the fit) is
-// the out-of-sample check (docs/calibration.md, "Defaults and their source"). More than two nodes: NCCL's figures.
-struct TwoNodeRegime {
+// Corrections across Hopper nodes (8 x 400 Gb/s NICs each), one per algorithm, protocol and size band that NCCL's
+// figures pick for some size of a public table (the planner picks as NCCL does, comm_constants.hpp `selection`, so a
+// correction moves no choice), fitted by `traintwin calibrate` of the table on its topology (docs/calibration.md) and
+// rounded to three digits; tests/core/calib/calibration_test.cpp fits them again.
+// Two nodes: NVIDIA/nccl-tests#309's first table (tests/data/nccl/nccl-tests-309-h100-2node.all_reduce.time.csv, NCCL
+// 2.26.2, 1 KiB-16 GiB, topologies/rail-2x8-h100.json); NCCL's figures put NVLSTree's bus bandwidth at 579 GB/s where
+// the hosts reach 469. Another operator's two-node table (-2node-b) is the out-of-sample check.
+// Three nodes and more: that operator's four-node table (-4node-b, 1 MiB-8 GiB, topologies/rail-16x8-h100.json), where
+// NCCL's figures are 25% fast from 16 MiB up (the hosts reach ~320 GB/s bus bandwidth); its eight-node table (-8node-b)
+// is the out-of-sample check. Beyond eight nodes no public table was found: the corrections are carried as they are.
+struct NodeRegime {
+  int node_class;  // 1: two nodes, 2: more
   Algorithm algorithm;
   Protocol protocol;
   SizeBand band;
   RegimeFactors factors;
 };
-constexpr TwoNodeRegime kHopperTwoNodes[] = {
-    {Algorithm::NvlsTree, Protocol::Simple, SizeBand::Medium, {1.20, 0.392}},  // fitted while it ran 1-8 MiB; 2 MiB now
-    {Algorithm::NvlsTree, Protocol::Simple, SizeBand::Large, {4.22, 0.814}},   // 8 sizes, 128 MiB-16 GiB
-    {Algorithm::Tree, Protocol::LL, SizeBand::Small, {1.20, 1.15}},            // 7 sizes, 1-64 KiB
-    {Algorithm::Tree, Protocol::LL128, SizeBand::Medium, {1.11, 0.692}},       // 4 sizes
-    {Algorithm::Tree, Protocol::LL128, SizeBand::Large, {1.23, 0.812}},        // 1 size
-    {Algorithm::Ring, Protocol::LL128, SizeBand::Large, {0.878, 0.863}},       // 2 sizes
-    {Algorithm::Hierarchical, Protocol::LL, SizeBand::Medium, {0.751, 0.309}},  // 3 sizes
+constexpr NodeRegime kHopperNodes[] = {
+    {1, Algorithm::Tree, Protocol::LL, SizeBand::Small, {1.20, 1.15}},                // 7 sizes, 1-64 KiB
+    {1, Algorithm::Hierarchical, Protocol::LL, SizeBand::Medium, {0.751, 0.309}},     // 3 sizes, 128-512 KiB
+    {1, Algorithm::NvlsTree, Protocol::Simple, SizeBand::Medium, {1.20, 0.391}},      // 4 sizes, 1-8 MiB
+    {1, Algorithm::NvlsTree, Protocol::Simple, SizeBand::Large, {2.55, 0.785}},       // 11 sizes, 16 MiB-16 GiB
+    {2, Algorithm::Tree, Protocol::LL128, SizeBand::Medium, {0.906, 0.246}},          // 4 sizes, 1-8 MiB
+    {2, Algorithm::Tree, Protocol::LL128, SizeBand::Large, {1.71, 0.585}},            // 1 size, 16 MiB
+    {2, Algorithm::Ring, Protocol::Simple, SizeBand::Large, {0.354, 0.817}},          // 4 sizes, 1-8 GiB
+    {2, Algorithm::NvlsTree, Protocol::Simple, SizeBand::Large, {2.73, 0.818}},       // 5 sizes, 32-512 MiB
 };
 
 void default_regimes(CommConstants& k) {
   if (k.compute_capability != 90 || !k.nvls) return;
   auto& nvls = k.regime[static_cast<int>(Algorithm::Nvls)][static_cast<int>(Protocol::Simple)][0];
   for (int b = 0; b < kSizeBands; ++b) nvls[b] = kHopperNvls[b];
-  for (const TwoNodeRegime& r : kHopperTwoNodes)
-    k.regime[static_cast<int>(r.algorithm)][static_cast<int>(r.protocol)][1][static_cast<int>(r.band)] = r.factors;
+  for (const NodeRegime& r : kHopperNodes)
+    k.regime[static_cast<int>(r.algorithm)][static_cast<int>(r.protocol)][r.node_class][static_cast<int>(r.band)] =
+        r.factors;
   k.regime_source =
-      "NVLS fitted to public Azure ND H100 v5 / ND H200 v5 all_reduce tables, two nodes to "
+      "NVLS fitted to public Azure ND H100 v5 / ND H200 v5 all_reduce tables, two nodes and more to "
       "NVIDIA/nccl-tests#309 (docs/calibration.md)";
 }
 
@@ -130,6 +134,7 @@ CommConstants nccl_constants(const GpuSpec& gpu, const CommOverrides& o) {
   k.source = "NVIDIA/nccl src/graph/tuning.cc, topo.h @ b6475625 (2.20/2.21), sm" + std::to_string(cc) + " tables";
 
   if (o.nvls) k.nvls = *o.nvls;
+  if (o.selection) k.selection = *o.selection;
   if (o.algorithms) {
     k.algorithm_enabled.fill(false);
     for (Algorithm a : *o.algorithms) k.algorithm_enabled[static_cast<int>(a)] = true;

@@ -47,6 +47,7 @@ struct CommConstants {
                              kAlgorithms>;
   Regimes regime{};
   std::string regime_source;  // where the corrections come from; empty when there are none
+  Selection selection = Selection::Nccl;  // what the planner compares: NCCL's figures or the corrected times
 };
 
 // NCCL's defaults for `gpu` with `overrides` applied. Multi-node LL caps assume Intel host CPUs (NCCL indexes them by

@@ -570,7 +570,7 @@ std::optional<std::pair<CommPlanner::Option, std::vector<double>>> CommPlanner::
     return std::nullopt;
   // NCCL_PROTO restricts the collectives' tuning only: point-to-point runs Simple whatever it says.
   if (!k_.protocol_enabled[idx(p)] && b.algorithm != Algorithm::P2p) return std::nullopt;
-  Option o{b.algorithm, p, Seconds(0), Seconds(0), BytesPerSecond(0)};
+  Option o{b.algorithm, p, Seconds(0), Seconds(0), BytesPerSecond(0), Seconds(0)};
   std::vector<double> wire(b.phases.size(), 1.0);
   double transfer = 0;
   for (std::size_t i = 0; i < b.phases.size(); ++i) {
@@ -605,6 +605,7 @@ std::optional<std::pair<CommPlanner::Option, std::vector<double>>> CommPlanner::
   int nodes = 1;
   for (const PhaseSpec& s : b.specs) nodes = std::max(nodes, s.nodes);
   const RegimeFactors& f = k_.regime[idx(b.algorithm)][idx(p)][node_class(nodes)][static_cast<int>(size_band(size))];
+  o.nccl_time = o.latency + Seconds(transfer);
   o.latency = o.latency * f.latency;
   transfer /= f.bandwidth;
   for (double& w : wire) w /= f.bandwidth;
@@ -738,6 +739,9 @@ CommGroup CommPlanner::plan_anew(Collective c, std::vector<int> gpus, Bytes size
   g.bytes = size * calls;
   g.calls = calls;
   g.root = root;
+  const auto faster = [this](const Option& a, const Option& b) {
+    return k_.selection == Selection::Nccl ? a.nccl_time < b.nccl_time : a.time < b.time;
+  };
   std::optional<Built> best_built;
   std::optional<std::pair<Option, std::vector<double>>> best;
   bool best_forced = false;
@@ -750,7 +754,7 @@ CommGroup CommPlanner::plan_anew(Collective c, std::vector<int> gpus, Bytes size
       auto e = evaluate(*b, p, size);
       if (!e) continue;
       const bool forced = force && force->first == a && force->second == p;
-      if (!best || forced || (!best_forced && e->first.time < best->first.time)) {
+      if (!best || forced || (!best_forced && faster(e->first, best->first))) {
         best = std::move(e);
         best_built = *b;
         best_forced = forced;

@@ -1,8 +1,10 @@
 // CommPlanner: how one group's collective runs on its GPUs, and how long it takes. For every algorithm and protocol
 // that can run the collective it lays out the transfers (rail-aligned ring channels, double binary trees, NVLS
 // exchanges with the switch, the three phases of a hierarchical all-reduce, point-to-point sends), predicts one call's
-// time NCCL's way (latency + size / bandwidth, with NCCL's constants: comm_constants.hpp) and keeps the fastest, as
-// NCCL's tuner does. The chosen transfers go into the CommGroup, so the SimGrid driver executes the same plan.
+// time NCCL's way (latency + size / bandwidth, with NCCL's constants: comm_constants.hpp) and keeps the fastest by
+// NCCL's figures, as NCCL's tuning does; the calibrated corrections (CommConstants::regime) then give the predicted
+// time (with `selection` Fastest they also pick). The chosen transfers go into the CommGroup, so the SimGrid driver
+// executes the same plan.
 //
 // Bandwidth: each phase's transfers are routed over the Topology: a transfer between nodes on different rails first
 // crosses to the GPU on the destination's rail (NCCL's PXN), then every transfer follows the fewest-hops paths, split
@@ -42,14 +44,15 @@ class CommPlanner {
     Seconds latency;       // per call
     Seconds time;          // of one call of `size` bytes, uncontended
     BytesPerSecond algbw;  // size / time
+    Seconds nccl_time;     // the same by NCCL's own figures (no correction): what NCCL's tuning compares
   };
   // Every enabled way to run the collective on these GPUs (global indices, rank order), in the planner's order:
   // algorithms as the collective lists them, protocols LL, LL128, Simple (point-to-point: Simple, enabled or not, as
   // in NCCL). Empty for fewer than two distinct GPUs.
   std::vector<Option> options(Collective c, const std::vector<int>& gpus, Bytes size, int root = 0) const;
 
-  // Plans `calls` calls of `size` bytes each: the fastest option (ties to the earlier), or `force` if given and
-  // possible (else the fastest). The group's bytes are size x calls. Without any option the group has no phases: it
+  // Plans `calls` calls of `size` bytes each: the fastest option (by NCCL's figures or the corrected times, as
+  // CommConstants::selection says; ties to the earlier), or `force` if given and possible (else the fastest). The group's bytes are size x calls. Without any option the group has no phases: it
   // moves nothing (fewer than two distinct GPUs) or cannot run under these constants (require_planned() refuses it).
   // Plans are kept by their arguments (about kPlansBytes of them, then it starts over): a job restarted on a placement
   // that differs by a node plans again only the groups that node is in. On a fabric whose leaf groups of a size are

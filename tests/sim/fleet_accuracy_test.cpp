@@ -113,7 +113,7 @@ json simulate_both(double oversubscription, std::vector<Ends>& ends) {
 
 TEST_CASE("fleet: two jobs sharing 8:1 oversubscribed leaf uplinks end within 1% of explicit simulation", "[sim]") {
   // Here the fast-forward load matters: without it B would end exactly as explicitly simulated (their bursts
-  // interleave), with it B ends 0.12% later (it measures with A's average rate on the shared uplinks).
+  // interleave), with it B ends 0.13% later (it measures with A's average rate on the shared uplinks).
   std::vector<Ends> ends;
   const json fast = simulate_both(8, ends);
   REQUIRE(ends.size() == 2);
@@ -125,25 +125,26 @@ TEST_CASE("fleet: two jobs sharing 8:1 oversubscribed leaf uplinks end within 1%
   CHECK(fast["jobs"][1]["measured"].get<double>() > fast["jobs"][0]["measured"].get<double>());
 }
 
-TEST_CASE("fleet: at 64:1 oversubscription fast-forward ends within 7% of explicit simulation (a known limit)",
+TEST_CASE("fleet: at 64:1 oversubscription fast-forward ends within 12% of explicit simulation (a known limit)",
           "[sim]") {
   // Explicitly simulated jobs send in bursts that partly interleave (or lock into one way of overlapping until a
   // checkpoint shifts them), which a fast-forwarding job's steady load (World::steady_share) only approximates: where
   // communication is most of an iteration on a link 64 times oversubscribed the measured pace is off. With a leaf's
-  // uplinks one bonded link (as the planner splits traffic evenly over them) both jobs end 5.0% and 6.9% early at 64:1
-  // (1.0% late at 32:1, within 0.09% up to 8:1; bench_accuracy). docs/scenario-format.md (Sim) says so; this bounds it
+  // uplinks one bonded link (as the planner splits traffic evenly over them) both jobs end 8.3% and 11.2% early at 64:1
+  // (0.9% late at 32:1, within 0.13% up to 8:1; bench_accuracy; 5.0% and 6.9% before the shipped corrections for three
+  // nodes and more made the jobs' cross-node transfers longer). docs/scenario-format.md (Sim) says so; this bounds it
   // meanwhile.
   std::vector<Ends> ends;
   simulate_both(64, ends);
   REQUIRE(ends.size() == 2);
-  for (const Ends& t : ends) CHECK(std::abs(t.fast - t.exact) <= 0.07 * t.exact);
+  for (const Ends& t : ends) CHECK(std::abs(t.fast - t.exact) <= 0.12 * t.exact);
 }
 
 TEST_CASE("fleet: six generated jobs sharing 2:1 uplinks on and off end within 2% of explicit simulation", "[sim]") {
   // bench/scenarios/accuracy-multi-job.json, seed 1: short, communication-heavy iterations, a node crash. Each
   // fast-forwarding job sets aside the steady load its bursts amount to for the jobs measuring beside it
   // (World::steady_share); with its average rate instead, one job measured an 18% slower pace than it has
-  // explicitly and ended 6.2% late; with the short transfers' load alone, 1.96% late (1.56% early now;
+  // explicitly and ended 6.2% late; with the short transfers' load alone, 1.96% late (1.55% early now;
   // bench_accuracy --multi-job has the other levels and seeds).
   const std::string path = std::string(TT_SOURCE_DIR) + "/bench/scenarios/accuracy-multi-job.json";
   json doc = load_json_file(path);

@@ -1,3 +1,5 @@
+#include <tuple>
+
 #include <catch2/catch.hpp>
 
 #include "../plan/comm_fixture.hpp"
@@ -96,12 +98,12 @@ TEST_CASE("Calibrated on the H100 table, the model predicts the H200 table [unit
 }
 
 // Two H100 servers, 8 x 400 Gb/s InfiniBand each (NVIDIA/nccl-tests#309; the CLI figures in README.md, "Fidelity",
-// come from the same files and topologies/rail-2x8-h100.json). NCCL's default there runs NVLSTree from a few MiB up,
-// the tree below. The shipped two-node corrections (comm_constants.cpp) were fitted to the first table, so it is in
-// sample (measured 0.9% from 16 MiB up, 3.4% over 1 KiB-16 GiB), and the second operator's is not (2.4% and 7.3% over
-// 1 MiB-8 GiB; with NVLSTree's corrections alone 4.9% and 12.9%). NCCL's figures alone put NVLSTree at 579 GB/s bus
-// bandwidth against 469 measured (28% from 16 MiB up). With Ring forced the planner's ring holds from 16 MiB up (4.6%);
-// from 1 to 8 MiB that run, with NCCL_MIN_CTAS=24 (more channels than NCCL's default), took 157-178 us against 85-122.
+// come from the same files and topologies/rail-2x8-h100.json). NCCL's figures pick the tree (LL) up to 64 KiB,
+// hierarchical at 128-512 KiB and NVLSTree from 1 MiB up. The shipped two-node corrections (comm_constants.cpp) were
+// fitted to the first table, so it is in sample (measured 4.3% from 16 MiB up, 3.7% over 1 KiB-16 GiB), and the second
+// operator's is not (4.3% and 8.0% over 1 MiB-8 GiB). NCCL's figures alone put NVLSTree at 579 GB/s bus bandwidth
+// against 469 measured (28% from 16 MiB up). With Ring forced the planner's ring holds from 16 MiB up (4.6%); from 1 to
+// 8 MiB that run, with NCCL_MIN_CTAS=24 (more channels than NCCL's default), took 157-178 us against 85-122.
 TEST_CASE("Two-node public tables: NVLSTree and Ring within 5% from 16 MiB, in and out of sample [unit]") {
   const Topology rail = read_topology_file(std::string(TT_SOURCE_DIR) + "/topologies/rail-2x8-h100.json");
   const auto ring = calibration_points(rail, public_table("nccl-tests-309-h100-2node-b-ring.all_reduce.time.csv"));
@@ -114,7 +116,7 @@ TEST_CASE("Two-node public tables: NVLSTree and Ring within 5% from 16 MiB, in a
   const auto def = calibration_points(rail, table);
   REQUIRE(def.size() == 25);
   CHECK(def.back().algorithm == Algorithm::NvlsTree);
-  CHECK(mape(def, 16 * 1048576.0) <= 0.02);  // in sample
+  CHECK(mape(def, 16 * 1048576.0) <= 0.05);  // in sample
   CHECK(mape(def) <= 0.05);
   CommOverrides raw;
   raw.regimes = std::vector<RegimeOverride>{};
@@ -123,71 +125,79 @@ TEST_CASE("Two-node public tables: NVLSTree and Ring within 5% from 16 MiB, in a
   const auto other = public_table("nccl-tests-309-h100-2node-b.all_reduce.time.csv");
   const auto out = calibration_points(rail, other);
   REQUIRE(out.size() == 14);
-  CHECK(mape(out, 16 * 1048576.0) <= 0.03);  // out of sample
+  CHECK(mape(out, 16 * 1048576.0) <= 0.05);  // out of sample
   CHECK(mape(out) <= 0.10);
-  // Calibrated on the first cluster's table as a whole (every algorithm the planner chose there), the second.
-  CommOverrides fitted;
-  fitted.regimes = fit_regimes(def);
-  const auto carried = calibration_points(rail, other, fitted);
-  INFO("carried: " << mape(carried, 16 * 1048576.0) << " from 16 MiB, " << mape(carried) << " in all");
-  CHECK(mape(carried, 16 * 1048576.0) <= 0.05);
 }
 
-// The shipped two-node corrections are what `traintwin calibrate` fits to the first #309 table against their base
-// (tests/data/nccl/two-node-base.comm.json: the one-node NVLS corrections and NVLSTree's, fitted before the others),
-// to the three digits they are rounded to; a correction no size of the table is planned with stays the base's.
-TEST_CASE("The shipped two-node corrections are the fit of the public two-node table [unit]") {
-  const Topology rail = read_topology_file(std::string(TT_SOURCE_DIR) + "/topologies/rail-2x8-h100.json");
-  const std::string base_file = std::string(TT_SOURCE_DIR) + "/tests/data/nccl/two-node-base.comm.json";
-  const nlohmann::json doc = load_json_file(base_file);
-  JsonObject root(doc, base_file, "");
-  const CommOverrides base = reader::read_comm(root);
-  const auto pts = calibration_points(rail, public_table("nccl-tests-309-h100-2node.all_reduce.time.csv"), base);
-  const auto fits = fit_regimes(pts);
-  REQUIRE(fits.size() == 6);
-  const CommConstants shipped = comm_constants(rail.gpu());
-  for (const RegimeOverride& f : fits) {
-    INFO(to_string(f.algorithm) << " " << to_string(f.protocol) << " band " << static_cast<int>(f.band));
-    CHECK(f.node_class == 1);
-    const RegimeFactors& s = shipped.regime[static_cast<int>(f.algorithm)][static_cast<int>(f.protocol)][1]
-                                           [static_cast<int>(f.band)];
-    CHECK(s.latency == Approx(f.factors.latency).epsilon(0.005));
-    CHECK(s.bandwidth == Approx(f.factors.bandwidth).epsilon(0.005));
+// The shipped corrections across nodes are what `traintwin calibrate` fits, to the three digits they are rounded to:
+// two nodes to the first #309 table, three and more to the second operator's four-node table. The planner picks as
+// NCCL does (by NCCL's own figures), so the fit does not depend on the corrections in place: none is needed as a base.
+TEST_CASE("The shipped corrections across nodes are the fits of the public two- and four-node tables [unit]") {
+  const Topology two = read_topology_file(std::string(TT_SOURCE_DIR) + "/topologies/rail-2x8-h100.json");
+  const Topology sixteen = read_topology_file(std::string(TT_SOURCE_DIR) + "/topologies/rail-16x8-h100.json");
+  const CommConstants shipped = comm_constants(two.gpu());
+  int held = 0;
+  for (const auto& [topo, file, node_class] :
+       {std::tuple{&two, "nccl-tests-309-h100-2node.all_reduce.time.csv", 1},
+        std::tuple{&sixteen, "nccl-tests-309-h100-4node-b.all_reduce.time.csv", 2}}) {
+    const auto pts = calibration_points(*topo, public_table(file));
+    CommOverrides none;
+    none.regimes = std::vector<RegimeOverride>{};
+    const auto fits = fit_regimes(pts);
+    CHECK(fit_regimes(calibration_points(*topo, public_table(file), none)).size() == fits.size());
+    REQUIRE(fits.size() == 4);
+    for (const RegimeOverride& f : fits) {
+      INFO(file << ": " << to_string(f.algorithm) << " " << to_string(f.protocol) << " band "
+                << static_cast<int>(f.band));
+      CHECK(f.node_class == node_class);
+      const RegimeFactors& s = shipped.regime[static_cast<int>(f.algorithm)][static_cast<int>(f.protocol)][node_class]
+                                             [static_cast<int>(f.band)];
+      CHECK(s.latency == Approx(f.factors.latency).epsilon(0.005));
+      CHECK(s.bandwidth == Approx(f.factors.bandwidth).epsilon(0.005));
+      ++held;
+    }
   }
-  // NVLSTree's 64 KiB-16 MiB correction, fitted while it ran 1-8 MiB, is the base's, not refitted: under the base no
-  // size runs NVLSTree there (under the shipped corrections 2 MiB does).
-  const RegimeFactors& mid = shipped.regime[static_cast<int>(Algorithm::NvlsTree)][static_cast<int>(Protocol::Simple)]
-                                           [1][static_cast<int>(SizeBand::Medium)];
-  CHECK(mid.latency == 1.20);
-  CHECK(mid.bandwidth == 0.392);
+  // And nothing else across nodes: every other two-node and multi-node correction is NCCL's figure as it is.
+  int corrected = 0;
+  for (const auto& by_proto : shipped.regime)
+    for (const auto& by_class : by_proto)
+      for (int n = 1; n < kNodeClasses; ++n)
+        for (const RegimeFactors& f : by_class[static_cast<std::size_t>(n)])
+          corrected += f.latency != 1 || f.bandwidth != 1;
+  CHECK(corrected == held);
 }
 
 // Four and eight of the second operator's hosts, NCCL's default choice (nccl-tests#309; in-place times): NCCL's own
-// figures (ring, tree, NVLSTree: no correction beyond two nodes) are 25-27% fast from 16 MiB up there, where the
-// hosts reach ~320 GB/s bus bandwidth against the 400 of their NICs (an NVIDIA engineer in the thread points at
-// adaptive routing and NCCL_MIN_CTAS). Calibrated on the four-node run, the eight-node one is predicted within 12.4%
-// from 16 MiB up (17.2% over 1 MiB-8 GiB).
+// figures (ring, tree, NVLSTree) are 25-27% fast from 16 MiB up there, where the hosts reach ~320 GB/s bus bandwidth
+// against the 400 of their NICs (an NVIDIA engineer in the thread points at adaptive routing and NCCL_MIN_CTAS). The
+// shipped corrections for three nodes and more are the four-node fit; the eight-node table, not in it, is predicted
+// within 3.1% from 16 MiB up and 3.7% over 1 MiB-8 GiB.
 TEST_CASE("More than two nodes: NCCL's figures fast on one operator's hosts, a four-node fit carries to eight [unit]") {
   const Topology rail = read_topology_file(std::string(TT_SOURCE_DIR) + "/topologies/rail-16x8-h100.json");
   const auto four = public_table("nccl-tests-309-h100-4node-b.all_reduce.time.csv");
   const auto eight = public_table("nccl-tests-309-h100-8node-b.all_reduce.time.csv");
-  const auto p4 = calibration_points(rail, four), p8 = calibration_points(rail, eight);
+  CommOverrides raw;
+  raw.regimes = std::vector<RegimeOverride>{};
+  const auto p4 = calibration_points(rail, four, raw), p8 = calibration_points(rail, eight, raw);
   REQUIRE(p4.size() == 14);
   REQUIRE(p8.size() == 14);
   for (const auto* pts : {&p4, &p8}) {
     CHECK(mape(*pts, 16 * 1048576.0) > 0.20);
     for (const auto& p : *pts) CHECK(p.uncalibrated < p.m.time.value);  // every size predicted fast
   }
-  CommOverrides fitted;
-  fitted.regimes = fit_regimes(p4);
-  const auto carried = calibration_points(rail, eight, fitted);
-  CHECK(mape(carried, 16 * 1048576.0) <= 0.13);
-  CHECK(mape(carried) <= 0.18);
+  const auto shipped = calibration_points(rail, eight);  // out of sample
+  CHECK(mape(shipped, 16 * 1048576.0) <= 0.05);
+  CHECK(mape(shipped) <= 0.05);
+  for (std::size_t i = 0; i < shipped.size(); ++i) {  // the same options: a correction changes times, not choices
+    CHECK(shipped[i].algorithm == p8[i].algorithm);
+    CHECK(shipped[i].protocol == p8[i].protocol);
+  }
 }
 
 // A fit's model: its corrections, the base's others kept (with_base), and the sizes at which it plans another option
-// than the one fitted (choices_moved_by_fit): on one node NVLS wins at every size before and after; on two nodes the
-// fit of the first #309 table against the shipped corrections hands 128 KiB, 512 KiB, 1, 4 and 8 MiB to other options.
+// than the one fitted (choices_moved_by_fit). Picking as NCCL does (the default), a fit moves no choice; picking the
+// fastest corrected option (`"selection": "fastest"`, as a run pinned by `plan --tuner-csv` would), the fit of the
+// first #309 table hands 128 KiB, 512 KiB, 1, 2, 4, 16 and 64 MiB to other options.
 TEST_CASE("A fit keeps the base's other corrections and names the sizes whose choice it moves [unit]") {
   const Topology h100 = testing::h100_nodes(1);
   const auto azure = table("h100");
@@ -195,17 +205,21 @@ TEST_CASE("A fit keeps the base's other corrections and names the sizes whose ch
   const auto fits = fit_regimes(pts);
   REQUIRE(fits.size() == 3);  // NVLS / Simple / one node, three bands
   const auto model = with_base(fits, comm_constants(h100.gpu()));
-  REQUIRE(model.size() == 10);  // and the seven shipped two-node corrections
-  for (std::size_t i = 3; i < model.size(); ++i) CHECK(model[i].node_class == 1);
+  REQUIRE(model.size() == 11);  // and the eight shipped corrections across nodes
+  for (std::size_t i = 3; i < model.size(); ++i) CHECK(model[i].node_class >= 1);
   CHECK(choices_moved_by_fit(h100, azure, {}, pts, fits).empty());
 
   const Topology rail = read_topology_file(std::string(TT_SOURCE_DIR) + "/topologies/rail-2x8-h100.json");
   const auto two = public_table("nccl-tests-309-h100-2node.all_reduce.time.csv");
   const auto p2 = calibration_points(rail, two);
-  const auto moved = choices_moved_by_fit(rail, two, {}, p2, fit_regimes(p2));
+  CHECK(choices_moved_by_fit(rail, two, {}, p2, fit_regimes(p2)).empty());
+  CommOverrides fastest;
+  fastest.selection = Selection::Fastest;
+  const auto f2 = calibration_points(rail, two, fastest);
+  const auto moved = choices_moved_by_fit(rail, two, fastest, f2, fit_regimes(f2));
   std::vector<double> sizes;
-  for (std::size_t i : moved) sizes.push_back(p2[i].m.size.value);
-  CHECK(sizes == std::vector<double>{131072, 524288, 1048576, 4194304, 8388608});
+  for (std::size_t i : moved) sizes.push_back(f2[i].m.size.value);
+  CHECK(sizes == std::vector<double>{131072, 524288, 1048576, 2097152, 4194304, 16777216, 67108864});
 }
 
 TEST_CASE("The fit recovers known regime factors from the model's own times [unit]") {

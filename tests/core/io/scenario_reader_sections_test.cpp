@@ -17,7 +17,7 @@ TEST_CASE("the comm section overrides the communication model's NCCL constants",
       "base_latency": {"ring": {"Simple": "9us"}},
       "hw_latency": {"net": {"tree": {"LL": "6us"}}},
       "caps": {"ll_max": ["80GB/s", "40GB/s", "20GB/s"]},
-      "ib_timeout": 22, "ib_retry_cnt": 5, "socket_ifname": "ib0"}}])"),
+      "ib_timeout": 22, "ib_retry_cnt": 5, "socket_ifname": "ib0", "selection": "fastest"}}])"),
                          "comm.json");
   const CommOverrides& c = s.perf.comm;
   CHECK(c.nvls == false);
@@ -34,7 +34,9 @@ TEST_CASE("the comm section overrides the communication model's NCCL constants",
   CHECK(c.ib_timeout == 22);
   CHECK(c.ib_retry_cnt == 5);
   CHECK(c.socket_ifname == "ib0");
+  CHECK(c.selection == Selection::Fastest);
   CHECK_FALSE(read_scenario(base(), "base.json").perf.comm.channels);
+  CHECK_FALSE(read_scenario(base(), "base.json").perf.comm.selection);
 }
 
 TEST_CASE("comm section errors name the value", "[unit]") {
@@ -64,6 +66,8 @@ TEST_CASE("comm section errors name the value", "[unit]") {
       {"a cap without a unit",
        R"([{"op": "add", "path": "/comm", "value": {"caps": {"tree_per_channel": ["1GB/s", 2, "3GB/s"]}}}])",
        "/comm/caps/tree_per_channel/1", "a bandwidth greater than zero"},
+      {"unknown selection", R"([{"op": "add", "path": "/comm", "value": {"selection": "best"}}])",
+       "/comm/selection", "how the planner picks (nccl, fastest)"},
       {"ib_timeout out of range", R"([{"op": "add", "path": "/comm", "value": {"ib_timeout": 32}}])",
        "/comm/ib_timeout", "an integer in [1, 31]"},
       {"ib_retry_cnt out of range", R"([{"op": "add", "path": "/comm", "value": {"ib_retry_cnt": 8}}])",
