@@ -46,6 +46,9 @@ std::string tuner_config_csv(const CommPlanner& planner,
   std::string out =
       "# NCCL tuner configuration from traintwin's plan (" + planner.constants().source +
       (planner.constants().regime_source.empty() ? "" : "; corrections: " + planner.constants().regime_source) +
+      (planner.constants().selection == Selection::Nccl
+           ? "; options as NCCL's figures pick them"
+           : "; options the fastest under the corrections") +
       ")\n# Format: collective_type,min_bytes,max_bytes,algorithm,protocol,channels,nNodes,nRanks,numPipeOps,regBuff\n";
   std::set<std::tuple<int, int, int>> seen;  // collective, nodes, ranks
   for (const auto& [c, gpus] : communicators) {

@@ -14,6 +14,7 @@ TEST_CASE("Tuner configuration: ranges cover every size once and pin the planner
     const auto gpus = testing::first_gpus(8 * nodes);
     const std::string csv = tuner_config_csv(
         planner, {{Collective::AllReduce, gpus}, {Collective::AllReduce, gpus}, {Collective::AllToAll, gpus}});
+    CHECK(csv.find("options as NCCL's figures pick them") != std::string::npos);  // how the plan picked
     double next = 0;
     int rows = 0;
     bool p2p_comment = false;
