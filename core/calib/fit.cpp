@@ -22,16 +22,12 @@ Key key_of(const CalibrationPoint& p) {
   return {static_cast<int>(p.algorithm), static_cast<int>(p.protocol), p.node_class, static_cast<int>(p.band)};
 }
 
-// The option the planner picks among `options` (comm_planner.cpp, plan_anew), or among those of that algorithm and
-// protocol.
-std::optional<CommPlanner::Option> pick(const std::vector<CommPlanner::Option>& options, std::optional<Algorithm> a,
-                                        std::optional<Protocol> p, Selection selection) {
-  const auto faster = [selection](const CommPlanner::Option& x, const CommPlanner::Option& y) {
-    return selection == Selection::Nccl ? x.nccl_time < y.nccl_time : x.time < y.time;
-  };
+// The option `planner` picks among its options for `m`, or among those of the given algorithm and protocol.
+std::optional<CommPlanner::Option> pick(const CommPlanner& planner, const Measurement& m, const std::vector<int>& gpus,
+                                        std::optional<Algorithm> a, std::optional<Protocol> p) {
   std::optional<CommPlanner::Option> best;
-  for (const auto& o : options)
-    if ((!a || o.algorithm == *a) && (!p || o.protocol == *p) && (!best || faster(o, *best))) best = o;
+  for (const auto& o : planner.options(m.collective, gpus, m.size))
+    if ((!a || o.algorithm == *a) && (!p || o.protocol == *p) && (!best || planner.prefers(o, *best))) best = o;
   return best;
 }
 
@@ -89,15 +85,13 @@ std::vector<CalibrationPoint> calibration_points(const Topology& topo, const std
     } catch (const std::invalid_argument& e) {
       throw InputError(m.where, "", std::string("a topology that holds this measurement's ranks: ") + e.what());
     }
-    const Selection by = shipped.constants().selection;
-    const auto chosen = m.algorithm ? pick(shipped.options(m.collective, gpus, m.size), m.algorithm, m.protocol, by)
-                                    : pick(shipped.options(m.collective, gpus, m.size), std::nullopt, std::nullopt, by);
+    const auto chosen = pick(shipped, m, gpus, m.algorithm, m.algorithm ? m.protocol : std::nullopt);
     if (!chosen)
       throw InputError(m.where, "",
                        std::string("an algorithm the planner can run here; ") +
                            (m.algorithm ? to_string(*m.algorithm) : "none") + " cannot run " + to_string(m.collective) +
                            " on these GPUs of topology " + topo.name());
-    const auto raw = pick(nccl.options(m.collective, gpus, m.size), chosen->algorithm, chosen->protocol, by);
+    const auto raw = pick(nccl, m, gpus, chosen->algorithm, chosen->protocol);
     if (!raw) throw std::logic_error("calibration_points: the defaults offer an option NCCL's figures do not");
     CalibrationPoint p;
     p.m = m;

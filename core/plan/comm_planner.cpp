@@ -739,9 +739,6 @@ CommGroup CommPlanner::plan_anew(Collective c, std::vector<int> gpus, Bytes size
   g.bytes = size * calls;
   g.calls = calls;
   g.root = root;
-  const auto faster = [this](const Option& a, const Option& b) {
-    return k_.selection == Selection::Nccl ? a.nccl_time < b.nccl_time : a.time < b.time;
-  };
   std::optional<Built> best_built;
   std::optional<std::pair<Option, std::vector<double>>> best;
   bool best_forced = false;
@@ -754,7 +751,7 @@ CommGroup CommPlanner::plan_anew(Collective c, std::vector<int> gpus, Bytes size
       auto e = evaluate(*b, p, size);
       if (!e) continue;
       const bool forced = force && force->first == a && force->second == p;
-      if (!best || forced || (!best_forced && faster(e->first, best->first))) {
+      if (!best || forced || (!best_forced && prefers(e->first, best->first))) {
         best = std::move(e);
         best_built = *b;
         best_forced = forced;

@@ -50,10 +50,16 @@ class CommPlanner {
   // algorithms as the collective lists them, protocols LL, LL128, Simple (point-to-point: Simple, enabled or not, as
   // in NCCL). Empty for fewer than two distinct GPUs.
   std::vector<Option> options(Collective c, const std::vector<int>& gpus, Bytes size, int root = 0) const;
+  // Whether the planner picks `a` before `b`: the faster by NCCL's figures or by the corrected times, as
+  // CommConstants::selection says (plan() keeps the earlier of two equal ones).
+  bool prefers(const Option& a, const Option& b) const {
+    return k_.selection == Selection::Nccl ? a.nccl_time < b.nccl_time : a.time < b.time;
+  }
 
-  // Plans `calls` calls of `size` bytes each: the fastest option (by NCCL's figures or the corrected times, as
-  // CommConstants::selection says; ties to the earlier), or `force` if given and possible (else the fastest). The group's bytes are size x calls. Without any option the group has no phases: it
-  // moves nothing (fewer than two distinct GPUs) or cannot run under these constants (require_planned() refuses it).
+  // Plans `calls` calls of `size` bytes each: the option it prefers (prefers(); ties to the earlier), or `force` if
+  // given and possible (else the preferred). The group's bytes are size x calls. Without any option the group has no
+  // phases: it moves nothing (fewer than two distinct GPUs) or cannot run under these constants (require_planned()
+  // refuses it).
   // Plans are kept by their arguments (about kPlansBytes of them, then it starts over): a job restarted on a placement
   // that differs by a node plans again only the groups that node is in. On a fabric whose leaf groups of a size are
   // alike and whose nodes are alike (interchangeable(): a generated rail-optimized or leaf-spine fabric of one site),
