@@ -292,6 +292,8 @@ int run(const CalibrateArgs& a) {
     error["all"] = band_json(table.all);
     nlohmann::json doc = {{"comm", {{"regimes", regimes}}},
                           {"calibration", {{"topology", topo.name()}, {"inputs", a.logs}, {"error", error}}}};
+    // Fitted to the options the fastest-option rule picks: a scenario using them must pick the same way.
+    if (base.selection == Selection::Fastest) doc["comm"]["selection"] = "fastest";
     std::ofstream out(a.out);
     if (!out) throw InputError(a.out, "", "a file that can be written (--out)");
     out << doc.dump(2) << "\n";

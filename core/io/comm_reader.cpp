@@ -94,8 +94,21 @@ std::vector<RegimeOverride> read_regimes(JsonObject& o) {
   return out;
 }
 
-// "calibration": a file `traintwin calibrate --out` wrote (relative to the scenario file): its comm.regimes.
-std::vector<RegimeOverride> read_calibration_file(JsonObject& o) {
+const std::vector<std::string> kSelections = {"nccl", "fastest"};  // by Selection's value
+
+// "selection": how the planner picks among the options (Selection).
+Selection read_selection(JsonObject& o) {
+  return static_cast<Selection>(choice(o, "selection", kSelections, "how the planner picks"));
+}
+
+struct CalibrationFile {
+  std::vector<RegimeOverride> regimes;
+  std::optional<Selection> selection;  // the rule the regimes were fitted under, when not the default
+};
+
+// "calibration": a file `traintwin calibrate --out` wrote (relative to the scenario file): its comm.regimes and, when
+// they were fitted under the fastest-option rule, its comm.selection.
+CalibrationFile read_calibration_file(JsonObject& o) {
   const std::string name = o.str("calibration");
   namespace fs = std::filesystem;
   const fs::path path = fs::path(o.file()).parent_path() / name;
@@ -106,9 +119,10 @@ std::vector<RegimeOverride> read_calibration_file(JsonObject& o) {
   const Json doc = load_json_file(path.string());
   JsonObject root(doc, path.string(), "");
   if (!root.has("comm")) root.fail("comm", "the comm section traintwin calibrate --out writes");
-  auto comm = open_child(root, "comm", {"regimes"});
+  auto comm = open_child(root, "comm", {"regimes", "selection"});
   if (!present(comm, "regimes")) comm.fail("regimes", "the fitted regimes");
-  std::vector<RegimeOverride> out = read_regimes(comm);
+  CalibrationFile out{read_regimes(comm), std::nullopt};
+  if (present(comm, "selection")) out.selection = read_selection(comm);
   comm.finish();
   return out;
 }
@@ -173,9 +187,17 @@ CommOverrides read_comm(JsonObject& root) {
   if (present(o, "regimes") && present(o, "calibration"))
     o.fail("calibration", "either regimes or a calibration file, not both");
   if (present(o, "regimes")) c.regimes = read_regimes(o);
-  if (present(o, "calibration")) c.regimes = read_calibration_file(o);
-  if (present(o, "selection"))
-    c.selection = static_cast<Selection>(choice(o, "selection", {"nccl", "fastest"}, "how the planner picks"));
+  if (present(o, "selection")) c.selection = read_selection(o);
+  if (present(o, "calibration")) {
+    CalibrationFile f = read_calibration_file(o);
+    c.regimes = std::move(f.regimes);
+    // Corrections fitted under one rule predict the options that rule picks: the scenario may not pick otherwise.
+    const Selection fitted = f.selection.value_or(Selection::Nccl);
+    if (c.selection && *c.selection != fitted)
+      o.fail("selection", "\"" + kSelections[static_cast<std::size_t>(fitted)] +
+                              "\", the rule the calibration file's corrections were fitted under");
+    if (f.selection) c.selection = f.selection;
+  }
   o.finish();
   return c;
 }

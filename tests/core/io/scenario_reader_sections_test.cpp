@@ -264,3 +264,24 @@ TEST_CASE("comm.calibration takes the regimes of a traintwin calibrate --out fil
        "/comm/calibration", "not both"},
   });
 }
+
+// A file fitted under the fastest-option rule (`calibrate --comm` of a base with "selection": "fastest" writes it)
+// makes the scenario pick that way; a scenario that asks for the other rule is refused, naming the one the file needs.
+TEST_CASE("comm.calibration carries the selection its corrections were fitted under", "[unit]") {
+  const std::string path = TT_SOURCE_DIR "/tests/data/scenarios/calibrated-comm.json";
+  json doc = load_json_file(path);
+  doc["comm"] = {{"calibration", "../nccl/calibration-fastest.json"}};
+  CHECK(read_scenario(doc, path).perf.comm.selection == Selection::Fastest);
+  doc["comm"]["selection"] = "fastest";
+  CHECK(read_scenario(doc, path).perf.comm.selection == Selection::Fastest);
+  doc["comm"]["selection"] = "nccl";
+  try {
+    read_scenario(doc, path);
+    FAIL("a selection other than the file's was accepted");
+  } catch (const InputError& e) {
+    CHECK(e.pointer() == "/comm/selection");
+    CHECK_THAT(e.expected(), Catch::Contains("\"fastest\", the rule the calibration file's corrections were fitted"));
+  }
+  // The shipped example, fitted under the default rule, leaves the default.
+  CHECK_FALSE(read_scenario_file(path).perf.comm.selection);
+}
