@@ -241,28 +241,7 @@ void Controller::Impl::enqueue(int j, Seconds t, bool at_head) {
   JobRuntime& rt = jobs[j];
   set_state(j, JobState::Pending);
   rt.enqueued = t;
-  rt.wait_kind = WaitKind::None;
-  rt.wait_since = t;
   sched.enqueue(j, t, remaining_runtime(j, rt.checkpoint), at_head);
-}
-
-// Closes the job's current wait interval into its pending time by reason.
-void Controller::Impl::close_wait(int j, Seconds now) {
-  JobRuntime& rt = jobs[j];
-  // The report keys made once: a pass closes a wait for each job whose reason changed (millions in a fleet month).
-  static const std::vector<std::string> keys = [] {
-    std::vector<std::string> k;
-    for (int i = 0; i <= static_cast<int>(WaitKind::Site); ++i) k.emplace_back(to_string(static_cast<WaitKind>(i)));
-    return k;
-  }();
-  if (rt.wait_kind != WaitKind::None) {
-    const auto k = static_cast<std::size_t>(rt.wait_kind);
-    Seconds*& slot = rt.waited.at(k);
-    if (!slot) slot = &rec.jobs[j].pending_by_reason[keys.at(k)];
-    *slot += now - rt.wait_since;
-  }
-  rt.wait_kind = WaitKind::None;
-  rt.wait_since = now;
 }
 
 // --- timers ---------------------------------------------------------------------------------------------------

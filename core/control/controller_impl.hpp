@@ -44,11 +44,6 @@ struct JobRuntime {
   Detector detector = Detector::Heartbeat;
   std::vector<int> fault_links;
   int open_failure = -1;  // index in JobRecord::failures awaiting its recovery time
-  WaitKind wait_kind = WaitKind::None;  // the kind of the reason it waits for, since wait_since
-  Seconds wait_since;
-  // By WaitKind: its entry of JobRecord::pending_by_reason, once it waited for that (close_wait; a map's entries stay
-  // where they are, and rec.jobs is made once): a fleet month closes millions of waits.
-  std::array<Seconds*, static_cast<std::size_t>(WaitKind::Site) + 1> waited{};
   Seconds iteration_estimate;  // before the first launch: planned on a packed placement; then as planned
   double comm_bytes = 0;        // bytes its collectives move per rank and iteration, as planned at its launch
   int site = -1;                // the site of its latest attempt (its checkpoints are on that site's storage)
@@ -148,9 +143,6 @@ struct Controller::Impl {
   // remaining iterations at the planned iteration time.
   Seconds remaining_runtime(int j, std::int64_t from);
   void enqueue(int j, Seconds t, bool at_head);
-
-  // Closes the job's current wait interval into its pending time by reason.
-  void close_wait(int j, Seconds now);
 
   // --- timers ---------------------------------------------------------------------------------------------------
   void run_due(Seconds now, std::vector<Action>& out);

@@ -137,11 +137,9 @@ void Controller::Impl::schedule(Seconds now, std::vector<Action>& out) {
   ScheduleResult result = sched.schedule(now, cluster);
   for (auto& p : result.preemptions) preempt(p, now, out);
   for (auto& start : result.starts) launch(start.job, std::move(start.gpus), now, out);
-  for (auto& wait : result.waits) {
-    close_wait(wait.job, now);
-    jobs[wait.job].wait_kind = wait.reason.kind;
-    record(now, kind_text("pending"), job_text(wait.job), {}, reason_text(wait.reason));
-  }
+  if (result.waits.empty()) return;
+  const SharedText pending_kind = kind_text("pending");
+  for (auto& wait : result.waits) record(now, pending_kind, job_text(wait.job), {}, reason_text(wait.reason));
 }
 
 void Controller::Impl::preempt(const ScheduleResult::Preemption& p, Seconds now, std::vector<Action>& out) {
@@ -168,8 +166,6 @@ void Controller::Impl::preempt(const ScheduleResult::Preemption& p, Seconds now,
   // The scheduler has requeued it at the head of its queue; mirror that here.
   set_state(j, JobState::Pending);
   rt.enqueued = now;
-  rt.wait_kind = WaitKind::None;
-  rt.wait_since = now;
   sched.set_remaining(j, remaining_runtime(j, rt.checkpoint));
 }
 
@@ -215,7 +211,6 @@ void Controller::Impl::launch(int j, std::vector<int> gpus, Seconds now, std::ve
   JobRuntime& rt = jobs[j];
   const JobSpec& spec = sc.jobs[j];
   JobRecord& jr = rec.jobs[j];
-  close_wait(j, now);
   set_state(j, JobState::Running);
   rt.gpus = gpus;
   ++rt.attempt;

@@ -73,10 +73,11 @@ void Controller::Impl::finish(Seconds now) {
       segment(static_cast<int>(j)).outcome = "unfinished";
     }
     if (jr.state != JobStatus::Completed && jr.state != JobStatus::Abandoned) jr.state = JobStatus::Unfinished;
-    if (jobs[j].state == JobState::Pending) {
-      jr.wait += now - jobs[j].enqueued;
-      close_wait(static_cast<int>(j), now);
-    }
+    if (jobs[j].state == JobState::Pending) jr.wait += now - jobs[j].enqueued;
+    // The scheduler keeps the time by reason (every change of kind, logged or not), the wait it is in up to now.
+    const Scheduler::WaitTimes waited = sched.wait_times(static_cast<int>(j), now);
+    for (std::size_t k = 0; k < waited.by_kind.size(); ++k)
+      if (waited.kinds & (1u << k)) jr.pending_by_reason[to_string(static_cast<WaitKind>(k))] += waited.by_kind[k];
     // Iterations of a segment count only up to where the next attempt resumed (the rest was rolled back).
     for (std::size_t s = 0; s < jr.segments.size(); ++s) {
       const Segment& seg = jr.segments[s];

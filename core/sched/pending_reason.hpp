@@ -2,6 +2,8 @@
 // turned into words only when it changes. `kind` names the category the report accounts pending time under.
 #pragma once
 
+#include <cstddef>
+
 #include <string>
 #include <vector>
 
@@ -21,6 +23,7 @@ enum class WaitKind : unsigned char {
   Preempted,      // preempted by `job`
   Site,           // the GPUs are free, but only across sites: a = needed; the job may not span sites (docs/sites.md)
 };
+inline constexpr std::size_t kWaitKinds = static_cast<std::size_t>(WaitKind::Site) + 1;
 const char* to_string(WaitKind k);  // "quota", "strict_fifo", "capacity", ... (report keys)
 
 struct PendingReason {

@@ -64,6 +64,8 @@ void Scheduler::enqueue(int job, Seconds now, Seconds runtime, bool at_head) {
   runtime_[static_cast<std::size_t>(job)] = runtime;
   figures_at_[static_cast<std::size_t>(job)] = kExamined;
   x.reason = PendingReason{};
+  x.reason_since = now;
+  x.reported_kinds = 0;
   set_quiet(job);
   searched_[static_cast<std::size_t>(job)] = 0;
   if (in_pass_) {
@@ -341,12 +343,47 @@ void Scheduler::wait(int job, PendingReason why, Pass& p) {
       x.preempted_by = -1;
     }
   }
-  if (why.kind != x.reason.kind) p.result.waits.push_back({job, why});
-  x.reason = why;
+  if (set_reason(x, why, p.now)) p.result.waits.push_back({job, why});
   set_quiet(job);
   // A StrictFIFO queue's first waiting job holds back the rest of the queue, whatever it waits for.
   const int q = x.spec.queue;
   if (strict_[q] && p.strict_blocked[q] < 0) p.strict_blocked[q] = job;
+}
+
+static_assert(kWaitKinds <= 16, "a bit per WaitKind in a std::uint16_t");
+
+bool Scheduler::set_reason(Job& x, const PendingReason& why, Seconds now) {
+  const WaitKind was = x.reason.kind;
+  x.reason = why;
+  if (why.kind == was) return false;
+  if (was != WaitKind::None) {
+    const auto k = static_cast<std::size_t>(was);
+    x.waited.by_kind[k] += now - x.reason_since;
+    x.waited.kinds = static_cast<std::uint16_t>(x.waited.kinds | (1u << k));
+  }
+  x.reason_since = now;
+  if (why.kind == WaitKind::None) return false;
+  // Capacity, fragmentation and the backfill reservation say alike that the GPUs it needs are not free for it, and a
+  // job's reason moves between them as GPUs are taken and freed (at most passes of a busy fleet): between them, a
+  // kind is reported the first time in the wait. Every other change is reported.
+  auto not_free = [](WaitKind k) {
+    return k == WaitKind::Capacity || k == WaitKind::Fragmentation || k == WaitKind::Reservation;
+  };
+  const auto bit = static_cast<std::uint16_t>(1u << static_cast<unsigned>(why.kind));
+  const bool again = (x.reported_kinds & bit) != 0;
+  x.reported_kinds = static_cast<std::uint16_t>(x.reported_kinds | bit);
+  return !(again && not_free(was) && not_free(why.kind));
+}
+
+Scheduler::WaitTimes Scheduler::wait_times(int job, Seconds now) const {
+  const Job& x = jobs_[job];
+  WaitTimes t = x.waited;
+  if (x.state == State::Pending && x.reason.kind != WaitKind::None) {
+    const auto k = static_cast<std::size_t>(x.reason.kind);
+    t.by_kind[k] += now - x.reason_since;
+    t.kinds = static_cast<std::uint16_t>(t.kinds | (1u << k));
+  }
+  return t;
 }
 
 void Scheduler::examine(int job, Pass& p) {
@@ -438,7 +475,7 @@ void Scheduler::start(int job, std::vector<int> gpus, Pass& p) {
       x.per_node.push_back({gpu / gpn, 1});
     else
       ++x.per_node.back().second;
-  x.reason = PendingReason{};
+  set_reason(x, PendingReason{}, p.now);
   x.preempted_by = -1;
   set_quiet(job);
   by_end_.insert({x.est_end, job});

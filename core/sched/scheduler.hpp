@@ -9,6 +9,7 @@
 // then calls finished(). A pass runs only when something that can change its outcome happened since the last one.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -58,7 +59,11 @@ struct ScheduleResult {
     int preemptor;
     std::vector<int> gpus;  // already released
   };
-  struct Wait {  // a waiting job whose reason changed kind (the numbers of an unchanged kind update silently)
+  // A waiting job whose reason changed kind. The numbers of an unchanged kind update silently, and so does a change
+  // between capacity, fragmentation and the backfill reservation back to one of them it waited for already since it
+  // was queued: a busy fleet's waiting jobs move between those at most passes, as GPUs are taken and freed
+  // (Scheduler::set_reason).
+  struct Wait {
     int job;
     PendingReason reason;
   };
@@ -87,6 +92,14 @@ class Scheduler {
   void set_node_tiers(std::vector<int> tiers);
   ScheduleResult schedule(Seconds now, ClusterState& cluster);
   std::optional<Seconds> next_deadline() const;  // a topology constraint is relaxed then
+
+  // The time a job waited, by the kind of its reason (every change of kind counts, reported or not): summed over its
+  // waits, the one it is in counted up to `now`. `kinds` has bit k set for each WaitKind k it waited for.
+  struct WaitTimes {
+    std::array<Seconds, kWaitKinds> by_kind{};
+    std::uint16_t kinds = 0;
+  };
+  WaitTimes wait_times(int job, Seconds now) const;
 
   bool is_pending(int job) const { return jobs_[job].state == State::Pending; }
   bool is_running(int job) const { return jobs_[job].state == State::Running; }
@@ -125,6 +138,9 @@ class Scheduler {
     std::uint64_t skip_pass = 0;  // preempted in this pass: not examined again in it
     Seconds enqueued;
     PendingReason reason;
+    Seconds reason_since;  // when its reason took its kind (set_reason)
+    WaitTimes waited;      // over its closed intervals (wait_times)
+    std::uint16_t reported_kinds = 0;  // the kinds it waited for since it was queued (bit per WaitKind)
     std::int64_t order = 0;
     Seconds start, est_end, last_checkpoint;
     std::uint64_t admission = 0;  // admissions_ when it last started
@@ -178,6 +194,9 @@ class Scheduler {
     return {-x.spec.priority, x.spec.gpus, x.order, job, x.enqueued};
   }
   bool pass_over(const Key& k, int queue, bool first_round, Pass& p);
+  // Gives a waiting job its reason at `now`, closing the interval of the kind it had; true when the change is one to
+  // report (ScheduleResult::Wait).
+  bool set_reason(Job& x, const PendingReason& why, Seconds now);
   // quiet_'s values: the reasons a job may be passed over for (pass_over), reading only quiet_ and its Key.
   static constexpr char kQuotaQuiet = 1;        // waits for quota
   static constexpr char kCapacityQuiet = 2;     // waits for capacity

@@ -140,11 +140,9 @@ bool Scheduler::try_preempt(int job, Pass& p) {
   if (!preemption_.preempts_within(q) && !preemption_.reclaims(q)) return false;
   if (!preemption_.eligible(q, g, quota_)) return false;
   const bool threshold = preemption_.has_borrow_threshold(q);
-  for (const auto& f : p.preempt_failed[q])
-    if (f.gpus <= g && ((f.priority == prio && f.queued <= x.enqueued) || (f.priority > prio && !threshold)))
-      return false;
+  if (p.preempt_failed[q].covers(prio, g, x.enqueued, threshold)) return false;
   auto failed = [&] {
-    p.preempt_failed[q].push_back({prio, g, x.enqueued});
+    p.preempt_failed[q].add(prio, g, x.enqueued);
     return false;
   };
   const long long avail = preemptible_gpus(q, prio);
@@ -334,9 +332,8 @@ bool Scheduler::try_preempt(int job, Pass& p) {
     PendingReason why;
     why.kind = WaitKind::Preempted;
     why.job = job;
-    y.reason = why;
     victims_of_[static_cast<std::size_t>(job)].push_back(v.job);
-    p.result.waits.push_back({v.job, why});
+    if (set_reason(y, why, p.now)) p.result.waits.push_back({v.job, why});
   }
   ++content_version_;
   freed_stamp_ = ++stamp_;

@@ -1,6 +1,7 @@
 #include "core/sched/scheduler.hpp"
 
 #include <catch2/catch.hpp>
+#include <optional>
 #include <set>
 
 #include "tests/core/scenario_fixture.hpp"
@@ -228,6 +229,46 @@ TEST_CASE("scheduler: a job still asking more GPUs than are free is passed over,
   CHECK(sched.reason(S).kind == WaitKind::Reservation);
   CHECK(sched.reason(S).until.value == Approx(250));
   CHECK(sched.audit(Seconds(150), state) == "");
+}
+
+TEST_CASE("scheduler: a return between capacity and the reservation is not reported, and its time counts",
+          "[unit][sched]") {
+  ClusterState state(testing::rail_cluster(4));  // 32 GPUs
+  SchedulerOptions options;
+  options.backfill = true;
+  enum { R1, R2, R3, J, S, T };
+  Scheduler sched({{"q", 64}}, options,
+                  {{0, 0, 8}, {0, 0, 8}, {0, 0, 8}, {0, 0, 32}, {0, 0, 16}, {0, 1, 8}});
+  for (int r : {R1, R2, R3}) sched.enqueue(r, Seconds(0), Seconds(100 * (r + 1)));
+  REQUIRE(sched.schedule(Seconds(0), state).starts.size() == 3);  // 8 GPUs left
+  sched.enqueue(J, Seconds(10), Seconds(500));   // holds the reservation (at 300)
+  sched.enqueue(S, Seconds(10), Seconds(1000));  // 16 GPUs: would outlive the reservation
+  auto reported = [](const ScheduleResult& r, int job) -> std::optional<WaitKind> {
+    for (const auto& w : r.waits)
+      if (w.job == job) return w.reason.kind;
+    return std::nullopt;
+  };
+  CHECK(reported(sched.schedule(Seconds(10), state), S) == WaitKind::Capacity);
+  state.release(sched.gpus(R1));
+  sched.finished(R1, Seconds(100));
+  CHECK(reported(sched.schedule(Seconds(100), state), S) == WaitKind::Reservation);  // 16 free with the reserved
+  sched.enqueue(T, Seconds(110), Seconds(50));  // above J and S: takes 8 of the 16 free GPUs
+  auto at110 = sched.schedule(Seconds(110), state);
+  REQUIRE(at110.starts.size() == 1);
+  CHECK(sched.reason(S).kind == WaitKind::Capacity);  // back to capacity: said at 10, not reported again
+  CHECK_FALSE(reported(at110, S));
+  state.release(sched.gpus(T));
+  sched.finished(T, Seconds(160));
+  auto at160 = sched.schedule(Seconds(160), state);
+  CHECK(sched.reason(S).kind == WaitKind::Reservation);  // and back behind the reservation: said at 100
+  CHECK_FALSE(reported(at160, S));
+  // Every change counts in the time by kind: capacity 10-100 and 110-160, the reservation 100-110 and 160-200.
+  const Scheduler::WaitTimes t = sched.wait_times(S, Seconds(200));
+  CHECK(t.by_kind[static_cast<std::size_t>(WaitKind::Capacity)].value == Approx(140));
+  CHECK(t.by_kind[static_cast<std::size_t>(WaitKind::Reservation)].value == Approx(50));
+  CHECK(t.kinds == ((1u << static_cast<unsigned>(WaitKind::Capacity)) |
+                    (1u << static_cast<unsigned>(WaitKind::Reservation))));
+  CHECK(sched.audit(Seconds(160), state) == "");
 }
 
 TEST_CASE("scheduler: a job no node has room for is passed over, with the fragmentation figures examine would give",
