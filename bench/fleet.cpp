@@ -4,8 +4,8 @@
 // EASY backfill, hot spares and lemon draining. Runs at a quarter, half and full size (nodes, leaf groups, arrival
 // rate and storage bandwidth scaled together; --scale 2 and 4 for 8,192 and 16,384 GPUs), each simulation in its own
 // process, and prints wall seconds, peak RSS, simulated seconds per wall second, SimGrid activities, controller
-// events, jobs, failures, paces measured and reused, scheduler passes and pending jobs examined, decisions (and
-// how many are a waiting job's new reason), routes kept, and how wall time grows with size.
+// events, jobs, failures, paces measured and reused, scheduler passes, pending jobs examined and passed over,
+// decisions (and how many are a waiting job's new reason), routes kept, and how wall time grows with size.
 // The fabric is the same kind at every size: groups of 32 nodes, each rail leaf with 32 uplinks at the NIC's 400 Gb/s
 // to 32 spines (1:1). Until 2026-12-03 the spines grew with the fleet (32 x scale) over the same leaf uplink capacity,
 // so at 8,192 GPUs a leaf-spine cable carried half a NIC's rate and at 16,384 a quarter: every job across groups was
@@ -186,6 +186,7 @@ std::string run_one(double scale, const Options& o) {
               {"scheduler_passes", controller.scheduler_passes()},
               {"scheduler_examinations", controller.scheduler_examinations()},
               {"scheduler_reason_changes", controller.scheduler_reason_changes()},
+              {"scheduler_passed_over", controller.scheduler_passed_over()},
               {"preemption_searches", controller.preemption_searches()},
               {"gpu_utilization", r.gpu_utilization}};
   return out.dump();
@@ -265,8 +266,9 @@ int main(int argc, char** argv) {
             "scale %-4g %5d GPUs  %5d jobs (%5d done)  %4d failures  wall %7.2f s  peak RSS %6.0f MiB  speedup %9.0fx  "
             "%10lld SimGrid activities  %7lld events  %6lld measured + %6lld + %6lld reused paces  %8lld reused steps  peak %5lld "
             "flows\n"
-            "          %8lld scheduler passes  %10lld examinations + %8lld reasons changed on the counts  %8lld decisions "
-            "(%8lld pending)  %8lld routes  launches over %.2f leaf groups (GPU-weighted)\n",
+            "          %8lld scheduler passes  %10lld examinations + %8lld reasons changed on the counts (%10lld "
+            "waiting jobs passed over)  %8lld decisions (%8lld pending)  %8lld routes  launches over %.2f leaf groups "
+            "(GPU-weighted)\n",
             scale, r["gpus"].get<int>(), r["jobs"].get<int>(), r["jobs_finished"].get<int>(), r["failures"].get<int>(),
             r["wall_s"].get<double>(), r["peak_rss_mib"].get<double>(), r["speedup"].get<double>(),
             r["simgrid_activities"].get<long long>(), r["controller_events"].get<long long>(),
@@ -274,7 +276,7 @@ int main(int argc, char** argv) {
             r["shared_pace_reuses"].get<long long>(), r["step_reuses"].get<long long>(),
             r["peak_flows"].get<long long>(), r["scheduler_passes"].get<long long>(),
             r["scheduler_examinations"].get<long long>(), r["scheduler_reason_changes"].get<long long>(),
-            r["decisions"].get<long long>(),
+            r["scheduler_passed_over"].get<long long>(), r["decisions"].get<long long>(),
             r["pending_decisions"].get<long long>(), r["routes"].get<long long>(), r["launch_groups"].get<double>());
       std::fflush(stdout);
     }

@@ -256,6 +256,7 @@ int main(int argc, char** argv) {
                           {"scheduler_passes", c.scheduler_passes()},
                           {"scheduler_examinations", c.scheduler_examinations()},
                           {"scheduler_reason_changes", c.scheduler_reason_changes()},
+                          {"scheduler_passed_over", c.scheduler_passed_over()},
                           {"preemption_searches", c.preemption_searches()}};
     std::printf("%s\n", out.dump().c_str());
     return 0;
@@ -287,10 +288,11 @@ int main(int argc, char** argv) {
   std::printf("  %-28s %12zu (%zu firings)\n", "alert rules", sc.alerts.size(), alert_firings);
   std::printf("  %-28s %12.1f\n", "registry updates/decision", updates_per_decision);
   std::printf("  %-28s %12llu passes, %llu pending jobs examined (+ %llu reasons changed on the counts alone), %llu "
-              "preemption searches\n",
+              "passed over, %llu preemption searches\n",
               "scheduler work", static_cast<unsigned long long>(c.scheduler_passes()),
               static_cast<unsigned long long>(c.scheduler_examinations()),
               static_cast<unsigned long long>(c.scheduler_reason_changes()),
+              static_cast<unsigned long long>(c.scheduler_passed_over()),
               static_cast<unsigned long long>(c.preemption_searches()));
   return 0;
 }

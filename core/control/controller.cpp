@@ -344,6 +344,7 @@ const std::vector<int>& Controller::job_gpus(int job) const { return impl_->jobs
 std::uint64_t Controller::scheduler_passes() const { return impl_->sched.passes(); }
 std::uint64_t Controller::scheduler_examinations() const { return impl_->sched.examinations(); }
 std::uint64_t Controller::scheduler_reason_changes() const { return impl_->sched.reason_changes(); }
+std::uint64_t Controller::scheduler_passed_over() const { return impl_->sched.passed_over(); }
 std::string Controller::scheduler_audit(Seconds now) const { return impl_->sched.audit(now, impl_->cluster); }
 void Controller::examine_every_waiting_job(bool on) { impl_->sched.examine_every_job(on); }
 std::uint64_t Controller::preemption_searches() const { return impl_->sched.searches(); }

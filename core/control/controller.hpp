@@ -55,6 +55,7 @@ class Controller {
   std::uint64_t scheduler_passes() const;  // scheduling passes run so far: a work counter for bench/regress
   std::uint64_t scheduler_examinations() const;  // pending jobs examined by those passes
   std::uint64_t scheduler_reason_changes() const;  // waiting jobs given a new reason without an examination
+  std::uint64_t scheduler_passed_over() const;  // waiting jobs those passes went by without an examination
   std::string scheduler_audit(Seconds now) const;  // Scheduler::audit: "" when its shortcuts agree with a recount
   // For tests: the scheduler examines every waiting job, passing over none (Scheduler::examine_every_job).
   void examine_every_waiting_job(bool on);

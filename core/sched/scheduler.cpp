@@ -202,12 +202,14 @@ ScheduleResult Scheduler::schedule(Seconds now, ClusterState& cluster) {
       if (pass_over(*h.it, h.queue, !borrowing_round, p)) {
         // Nothing to do for it, nor for the jobs of its queue after it that are as quiet and come before any other
         // queue's next job (one examined between could lower the usage with a preemption).
+        ++passed_over_;
         const auto& list = pending_[h.queue];
         Head next{nullptr, h.index + 1, h.queue};
         for (; next.index < list.size(); ++next.index) {
           next.it = &list[next.index];
           if ((!heap.empty() && later(next, heap.front())) || !pass_over(*next.it, h.queue, !borrowing_round, p))
             break;
+          ++passed_over_;
         }
         if (next.index < list.size()) {
           heap.push_back(next);

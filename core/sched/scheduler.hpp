@@ -119,6 +119,9 @@ class Scheduler {
   std::uint64_t examinations() const { return examinations_; }
   // Waiting jobs a pass gave a new reason without examining them: the counts decided it (pass_over).
   std::uint64_t reason_changes() const { return reason_changes_; }
+  // Waiting jobs passes went by without an examination (pass_over; those given a new reason included): a pass reads
+  // every waiting job, so this grows with the backlog times the passes.
+  std::uint64_t passed_over() const { return passed_over_; }
   std::uint64_t searches() const { return searches_; }
   // What the scheduler keeps to skip work, against a recount from its jobs ("" when they agree; else what differs):
   // which waiting jobs a pass may pass over, the running lists' settled, fresh and parked jobs, where they hold GPUs,
@@ -331,6 +334,7 @@ class Scheduler {
   int pending_count_ = 0;
   std::uint64_t pass_ = 0;
   std::uint64_t examinations_ = 0, searches_ = 0;
+  std::uint64_t passed_over_ = 0;    // waiting jobs a pass went by without examining them (pass_over)
   std::uint64_t reason_changes_ = 0;  // waiting jobs whose reason a pass changed without examining them (pass_over)
   std::uint64_t admissions_ = 0;  // jobs started so far: the admission order preemption reads
   bool dirty_ = false;

@@ -2,11 +2,11 @@
 // scheduler_preempt.cpp: the preemption search). Private to core/sched.
 #pragma once
 
-#include <algorithm>
 #include <climits>
 #include <cstdint>
 #include <vector>
 
+#include "core/sched/failed_searches.hpp"
 #include "core/sched/freed_nodes.hpp"
 #include "core/sched/scheduler.hpp"
 
@@ -25,48 +25,7 @@ struct Scheduler::Pass {
   // candidates are the same or fewer, met in the same order (a lower priority's are a prefix of each kind), so every
   // search below removes no more than the failed one did, and a larger job fits no sooner. (With borrow_within_cohort
   // the threshold depends on the priority, so only the same priority counts.)
-  // Kept as each priority's frontier: a failure another one covers (the same priority, no more GPUs and queued no
-  // later) says nothing more, so the question is one binary search per priority, not a scan of every failure (a
-  // fleet month's pass asks it of thousands of waiting jobs).
-  class FailedSearches {
-   public:
-    // Whether a job of this priority, size and queue time finds no victims either (the rule above).
-    bool covers(int priority, int gpus, Seconds queued, bool threshold) const {
-      for (const Level& l : levels_) {
-        if (l.priority > priority && !threshold && l.frontier.front().gpus <= gpus) return true;
-        if (l.priority == priority && covered(l, gpus, queued)) return true;
-      }
-      return false;
-    }
-    void add(int priority, int gpus, Seconds queued) {
-      auto l = std::find_if(levels_.begin(), levels_.end(), [&](const Level& x) { return x.priority == priority; });
-      if (l == levels_.end()) l = levels_.insert(levels_.end(), Level{priority, {}});
-      if (covered(*l, gpus, queued)) return;
-      auto& f = l->frontier;
-      auto it = std::lower_bound(f.begin(), f.end(), gpus, [](const Entry& e, int g) { return e.gpus < g; });
-      auto end = it;
-      while (end != f.end() && end->queued >= queued) ++end;  // the failures it covers
-      f.insert(f.erase(it, end), Entry{gpus, queued});
-    }
-
-   private:
-    struct Entry {
-      int gpus;
-      Seconds queued;
-    };
-    struct Level {
-      int priority;
-      std::vector<Entry> frontier;  // no entry covers another: GPUs ascending, queued at descending
-    };
-    // The entry with the most GPUs up to `gpus` was queued the earliest of those.
-    static bool covered(const Level& l, int gpus, Seconds queued) {
-      auto it = std::upper_bound(l.frontier.begin(), l.frontier.end(), gpus,
-                                 [](int g, const Entry& e) { return g < e.gpus; });
-      return it != l.frontier.begin() && std::prev(it)->queued <= queued;
-    }
-    std::vector<Level> levels_;
-  };
-  std::vector<FailedSearches> preempt_failed;
+  std::vector<FailedSearches> preempt_failed;  // core/sched/failed_searches.hpp
   // Per queue, what pass_over() reads of its policies, gathered as the pass starts.
   struct QueueFacts {
     bool strict = false;     // StrictFIFO

@@ -233,11 +233,9 @@ TEST_CASE("scheduler: a job still asking more GPUs than are free is passed over,
 
 TEST_CASE("scheduler: a return between capacity and the reservation is not reported, and its time counts",
           "[unit][sched]") {
-  ClusterState state(testing::rail_cluster(4));  // 32 GPUs
-  SchedulerOptions options;
-  options.backfill = true;
   enum { R1, R2, R3, J, S, T };
-  Scheduler sched({{"q", 64}}, options,
+  ClusterState state(testing::rail_cluster(4));  // 32 GPUs
+  Scheduler sched({{"q", 64}}, SchedulerOptions{.backfill = true},
                   {{0, 0, 8}, {0, 0, 8}, {0, 0, 8}, {0, 0, 32}, {0, 0, 16}, {0, 1, 8}});
   for (int r : {R1, R2, R3}) sched.enqueue(r, Seconds(0), Seconds(100 * (r + 1)));
   REQUIRE(sched.schedule(Seconds(0), state).starts.size() == 3);  // 8 GPUs left
