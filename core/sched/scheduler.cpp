@@ -354,15 +354,20 @@ void Scheduler::wait(int job, PendingReason why, Pass& p) {
 
 static_assert(kWaitKinds <= 16, "a bit per WaitKind in a std::uint16_t");
 
+namespace {
+void add_wait(Scheduler::WaitTimes& t, WaitKind kind, Seconds from, Seconds to) {
+  if (kind == WaitKind::None) return;
+  const auto k = static_cast<std::size_t>(kind);
+  t.by_kind[k] += to - from;
+  t.kinds = static_cast<std::uint16_t>(t.kinds | (1u << k));
+}
+}  // namespace
+
 bool Scheduler::set_reason(Job& x, const PendingReason& why, Seconds now) {
   const WaitKind was = x.reason.kind;
   x.reason = why;
   if (why.kind == was) return false;
-  if (was != WaitKind::None) {
-    const auto k = static_cast<std::size_t>(was);
-    x.waited.by_kind[k] += now - x.reason_since;
-    x.waited.kinds = static_cast<std::uint16_t>(x.waited.kinds | (1u << k));
-  }
+  add_wait(x.waited, was, x.reason_since, now);
   x.reason_since = now;
   if (why.kind == WaitKind::None) return false;
   // Capacity, fragmentation and the backfill reservation say alike that the GPUs it needs are not free for it, and a
@@ -380,11 +385,7 @@ bool Scheduler::set_reason(Job& x, const PendingReason& why, Seconds now) {
 Scheduler::WaitTimes Scheduler::wait_times(int job, Seconds now) const {
   const Job& x = jobs_[job];
   WaitTimes t = x.waited;
-  if (x.state == State::Pending && x.reason.kind != WaitKind::None) {
-    const auto k = static_cast<std::size_t>(x.reason.kind);
-    t.by_kind[k] += now - x.reason_since;
-    t.kinds = static_cast<std::uint16_t>(t.kinds | (1u << k));
-  }
+  if (x.state == State::Pending) add_wait(t, x.reason.kind, x.reason_since, now);
   return t;
 }
 
