@@ -5,7 +5,6 @@
 // telemetry views).
 #pragma once
 
-#include <array>
 #include <map>
 #include <memory>
 #include <optional>

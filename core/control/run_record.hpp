@@ -91,7 +91,9 @@ struct JobRecord {
   std::vector<Seconds> checkpoint_times;  // when each checkpoint completed
   Seconds checkpoint_time;       // total training time blocked by checkpoint writes
   Seconds wait;                  // total time queued (first wait and after failures and preemptions)
-  std::map<std::string, Seconds> pending_by_reason;  // the wait split by reason kind (core/sched/pending_reason.hpp)
+  // The wait split by reason kind (core/sched/pending_reason.hpp), every change of kind counted: written when the run
+  // finishes (Controller::finish reads Scheduler::wait_times), empty before.
+  std::map<std::string, Seconds> pending_by_reason;
   Seconds predicted_iteration;   // closed form
   Seconds measured_iteration;    // latest measured by the driver
   Seconds iteration_time_sum;    // every iteration the driver reported, of every attempt: their total time
