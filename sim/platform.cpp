@@ -2,6 +2,7 @@
 
 #include <boost/graph/breadth_first_search.hpp>
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <deque>
 #include <limits>
@@ -12,7 +13,6 @@
 #include <simgrid/s4u.hpp>
 #include <simgrid/version.h>
 #include <stdexcept>
-#include <unordered_set>
 #include <xbt/log.h>
 
 #include "core/topo/pair_index.hpp"
@@ -78,8 +78,25 @@ struct Platform::Impl {
   std::vector<int> bond;                                  // by cable: the first cable with the same two ends
   std::vector<char> flipped;                              // by cable: its source is its bond's target
   std::map<int, std::vector<int>> members;                // by bond with two or more cables: its cables
+  // A bond of two or more cables, what its SimGrid links' bandwidths sum, member by member in `members` order, kept as
+  // its members change (refresh()): a leaf's 32 spine cables are summed at every reservation a job makes or ends, and
+  // reading them from the per-cable state cost a cache miss or more per member. A member that is down holds 0.0, which
+  // adds nothing to a sum of non-negative terms: the sums are those of the members that are up, bit for bit.
+  struct BondState {
+    std::array<std::vector<double>, 2> left;  // by direction read against the bond's anchor: left_on() of the member
+    std::vector<double> nominal;              // nominal_of() of the member
+    std::vector<char> member_up;              // whether the member counts in `up`
+    int up = 0;                               // members up
+  };
+  std::vector<BondState> bonds;   // by bond with two or more cables
+  std::vector<int> bond_slot;     // by cable: its bond's position in `bonds`, -1 for a cable bonded to no other
+  std::vector<int> member_pos;    // by cable in such a bond: its position in `members`
+  std::vector<std::uint64_t> touched;  // by link number: the reserve() call that last touched it
+  std::uint64_t touch = 0;
   std::vector<int> down;                                  // by cable: nested downs
   std::vector<double> factor;                             // by cable: share of its bandwidth (storage_slow)
+  std::vector<double> cable_bandwidth;                    // by cable: the topology's (dense: the graph's edge
+                                                          // properties are one allocation each, a cache miss apart)
   std::vector<double> reserved;                           // by directional link: bytes/s set aside (reserve())
   std::vector<int> pairs;                                 // ... for how many GPU pairs
   sg4::Host* storage = nullptr;
@@ -197,31 +214,42 @@ struct Platform::Impl {
 
   // What a directional link leaves from its cable's factor and the reservations on it.
   double left_on(int link) const {
-    const double nominal = topo.link(link / 2).bandwidth.value * factor[link / 2];
+    const double nominal = cable_bandwidth[link / 2] * factor[link / 2];
     return std::max(nominal - reserved[link], nominal / (pairs[link] + 1));
   }
-  double nominal_of(int cable) const { return topo.link(cable).bandwidth.value * factor[cable]; }
+  double nominal_of(int cable) const { return cable_bandwidth[cable] * factor[cable]; }
+
+  // A bonded cable's terms in its bond's sums, after its reservations, factor or state changed.
+  void refresh(int cable) {
+    const int slot = bond_slot[cable];
+    if (slot < 0) return;
+    BondState& b = bonds[static_cast<std::size_t>(slot)];
+    const auto k = static_cast<std::size_t>(member_pos[cable]);
+    const bool is_up = down[cable] == 0, was_up = b.member_up[k] != 0;
+    for (int anchored = 0; anchored < 2; ++anchored)
+      b.left[static_cast<std::size_t>(anchored)][k] =
+          is_up ? left_on(2 * cable + (flipped[cable] ? 1 - anchored : anchored)) : 0.0;
+    b.nominal[k] = is_up ? nominal_of(cable) : 0.0;
+    b.up += static_cast<int>(is_up) - static_cast<int>(was_up);
+    b.member_up[k] = static_cast<char>(is_up);
+  }
 
   // The bandwidth of a directional link; of a bond, the sum over its members that are up, each in the same direction.
   void apply(int link) {
     const int cable = link / 2, dir = link % 2;
-    const auto group = members.find(bond[cable]);
     const auto id = static_cast<std::size_t>(link_ids[cable][dir]);
-    if (group == members.end()) {
+    const int slot = bond_slot[cable];
+    if (slot < 0) {
       links[cable][dir]->set_bandwidth(left_on(link));
       bandwidth[id] = links[cable][dir]->get_bandwidth();
       capacity[id] = nominal_of(cable);
       return;
     }
+    const BondState& b = bonds[static_cast<std::size_t>(slot)];
+    if (b.up == 0) return;  // with every member down the bond is off (set_cable)
     double sum = 0, whole = 0;
-    bool up = false;
-    for (int m : group->second)
-      if (down[m] == 0) {
-        up = true;
-        sum += left_on(2 * m + (flipped[m] == flipped[cable] ? dir : 1 - dir));
-        whole += nominal_of(m);
-      }
-    if (!up) return;  // with every member down the bond is off (set_cable)
+    for (const double left : b.left[static_cast<std::size_t>(flipped[cable] ? 1 - dir : dir)]) sum += left;
+    for (const double nominal : b.nominal) whole += nominal;
     links[cable][dir]->set_bandwidth(sum);
     bandwidth[id] = links[cable][dir]->get_bandwidth();
     capacity[id] = whole;
@@ -229,6 +257,7 @@ struct Platform::Impl {
 
   // A bond is on while one of its members is up.
   void set_cable(int cable, bool on) {
+    refresh(cable);
     const auto group = members.find(bond[cable]);
     if (group != members.end())
       on = std::any_of(group->second.begin(), group->second.end(), [&](int m) { return down[m] == 0; });
@@ -283,6 +312,8 @@ Platform::Platform(const Topology& topology) : impl_(std::make_unique<Impl>(topo
   p.link_ids.resize(topology.edges().size());
   p.down.assign(topology.edges().size(), 0);
   p.factor.assign(topology.edges().size(), 1.0);
+  for (std::size_t i = 0; i < topology.edges().size(); ++i)
+    p.cable_bandwidth.push_back(topology.link(static_cast<int>(i)).bandwidth.value);
   p.reserved.assign(2 * topology.edges().size(), 0.0);
   p.pairs.assign(2 * topology.edges().size(), 0);
   p.bond.resize(topology.edges().size());
@@ -308,6 +339,20 @@ Platform::Platform(const Topology& topology) : impl_(std::make_unique<Impl>(topo
       auto& m = p.members[first];
       if (m.empty()) m.push_back(first);
       m.push_back(static_cast<int>(i));
+    }
+  }
+  p.bond_slot.assign(topology.edges().size(), -1);
+  p.member_pos.assign(topology.edges().size(), -1);
+  for (const auto& [first, cables] : p.members) {
+    Impl::BondState b;
+    for (auto& left : b.left) left.assign(cables.size(), 0);
+    b.nominal.assign(cables.size(), 0);
+    b.member_up.assign(cables.size(), 0);
+    p.bonds.push_back(std::move(b));
+    for (std::size_t k = 0; k < cables.size(); ++k) {
+      p.bond_slot[static_cast<std::size_t>(cables[k])] = static_cast<int>(p.bonds.size() - 1);
+      p.member_pos[static_cast<std::size_t>(cables[k])] = static_cast<int>(k);
+      p.refresh(cables[k]);
     }
   }
   for (std::size_t i = 0; i < topology.edges().size(); ++i) {
@@ -373,6 +418,7 @@ void Platform::reserve(int link, double bytes_per_second, int pairs) {
   p.pairs.at(link) += pairs;
   // Back to exactly nothing when the last pair leaves: no rounding residue from adding and taking back.
   p.reserved[link] = p.pairs[link] == 0 ? 0.0 : p.reserved[link] + bytes_per_second;
+  p.refresh(link / 2);
   p.apply(link);
 }
 
@@ -380,18 +426,24 @@ void Platform::reserve(const std::vector<int>& links, const std::vector<double>&
                        const std::vector<int>& pairs, int sign) {
   Impl& p = *impl_;
   std::vector<int> apply;  // a link of each SimGrid link touched, in order of first touch
-  std::unordered_set<const sg4::Link*> touched;
+  p.touched.resize(static_cast<std::size_t>(p.link_count), 0);
+  ++p.touch;
   for (std::size_t i = 0; i < links.size(); ++i) {
     const int link = links[i];
     p.pairs.at(link) += sign * pairs[i];
     p.reserved[link] = p.pairs[link] == 0 ? 0.0 : p.reserved[link] + (sign < 0 ? -bytes[i] : bytes[i]) / seconds;
-    if (touched.insert(p.links.at(link / 2)[link % 2]).second) apply.push_back(link);
+    p.refresh(link / 2);
+    if (std::uint64_t& at = p.touched[static_cast<std::size_t>(p.link_ids.at(link / 2)[link % 2])]; at != p.touch) {
+      at = p.touch;
+      apply.push_back(link);
+    }
   }
   for (int link : apply) p.apply(link);
 }
 
 void Platform::set_bandwidth_factor(int cable, double factor) {
   impl_->factor.at(cable) = factor;
+  impl_->refresh(cable);
   impl_->apply(2 * cable);
   impl_->apply(2 * cable + 1);
 }

@@ -3,6 +3,9 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 #include <algorithm>
+#include <map>
+#include <random>
+#include <tuple>
 #include <set>
 #include <simgrid/s4u.hpp>
 
@@ -141,6 +144,132 @@ TEST_CASE("sim: reservations made together leave each bonded link what they leav
   CHECK(j["together"].get<double>() == j["one_by_one"].get<double>());  // bit for bit
   CHECK(j["given_back"].get<double>() == j["before"].get<double>());
   CHECK(j["together_back"].get<double>() == j["before"].get<double>());
+}
+
+TEST_CASE("sim: a bond's bandwidth is, bit for bit, the sum of what its members that are up leave, in cable order",
+          "[sim]") {
+  // The platform keeps each bond's terms as its members change (Platform::Impl::refresh); this recomputes them from
+  // the operations made, after each of a random sequence of reservations (both forms), factors, downs and ups. On a
+  // generated rail fabric (a leaf's spine cables) and on a hand-wired one whose leaf1 has three spine cables of two
+  // bandwidths, one of them written spine -> leaf (its directions read against the bond's the other way round).
+  const Topology rail = make_rail_optimized(tt::testing::fabric(8, 8, 4));
+  const Topology wired = read_topology(nlohmann::json::parse(R"({
+    "name": "bond-directions", "generator": "explicit", "gpu": "A100-SXM", "gpus_per_node": 2,
+    "nodes": [{"name": "a0", "group": 0}, {"name": "a1", "group": 1}],
+    "switches": [{"name": "leaf0", "kind": "leaf", "group": 0}, {"name": "leaf1", "kind": "leaf", "group": 1},
+                 {"name": "spine0", "kind": "spine"}, {"name": "spine1", "kind": "spine"}],
+    "links": [
+      {"from": "a0/gpu0", "to": "leaf0", "bandwidth": "200Gbps"},
+      {"from": "a0/gpu1", "to": "leaf0", "bandwidth": "200Gbps"},
+      {"from": "a1/gpu0", "to": "leaf1", "bandwidth": "200Gbps"},
+      {"from": "a1/gpu1", "to": "leaf1", "bandwidth": "200Gbps"},
+      {"from": "leaf0", "to": "spine0", "bandwidth": "200Gbps"},
+      {"from": "leaf0", "to": "spine1", "bandwidth": "200Gbps"},
+      {"name": "l1s0a", "from": "leaf1", "to": "spine0", "bandwidth": "100Gbps"},
+      {"name": "l1s0b", "from": "spine0", "to": "leaf1", "bandwidth": "200Gbps"},
+      {"from": "leaf1", "to": "spine1", "bandwidth": "100Gbps"}
+    ],
+    "storage": {"bandwidth": "50GB/s", "attach": "spine1"}})"), "bond-directions.json", "");
+  const auto [topo_name, topo, to_gpu, hop] =
+      GENERATE_REF(std::make_tuple(std::string("rail"), &rail, 32, 1),
+                   std::make_tuple(std::string("wired"), &wired, 2, 2));
+  INFO(topo_name);
+  auto j = nlohmann::json::parse(sim::run_isolated([&] {
+    sim::Session session(*topo);
+    sim::Platform& p = session.platform();
+    // A leaf's spine cables in one direction: leaf0's up on the rail fabric, leaf1's down on the wired one.
+    simgrid::s4u::Link* bond = p.route(p.gpu(0), p.gpu(to_gpu)).links.at(static_cast<std::size_t>(hop));
+    std::vector<int> members, toward;  // in cable order; each member's directional link that is part of `bond`
+    for (int c = 0; c < static_cast<int>(topo->edges().size()); ++c)
+      for (int dir = 0; dir < 2; ++dir)
+        if (p.link(c, dir == 0) == bond) {
+          members.push_back(c);
+          toward.push_back(2 * c + dir);
+        }
+    std::map<int, double> reserved, factor;
+    std::map<int, int> pairs, down;
+    for (int c : members) factor[c] = 1.0;
+    auto expected = [&] {
+      double sum = 0;
+      for (std::size_t k = 0; k < members.size(); ++k) {
+        const int c = members[k], link = toward[k];
+        if (down[c] > 0) continue;
+        const double nominal = topo->link(c).bandwidth.value * factor[c];
+        sum += std::max(nominal - reserved[link], nominal / (pairs[link] + 1));
+      }
+      return sum;
+    };
+    std::mt19937 rng(7);
+    auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+    int checked = 0, mismatches = 0, downs_seen = 0;
+    for (int step = 0; step < 400; ++step) {
+      const std::size_t k = pick(members.size());
+      const int c = members[k], link = toward[k];
+      switch (pick(6)) {  // ups twice as likely as downs: the bond is mostly on
+        case 0: {  // one link, a pair more or back
+          const int n = pairs[link] > 0 && pick(2) == 0 ? -1 : 1;
+          const double rate = 1e9 * static_cast<double>(1 + pick(40)) * n;
+          p.reserve(link, rate, n);
+          pairs[link] += n;
+          reserved[link] = pairs[link] == 0 ? 0.0 : reserved[link] + rate;
+          break;
+        }
+        case 1: {  // several links together, as a job's fast-forward load (sim/job.cpp), then maybe given back
+          std::vector<int> links, counts;
+          std::vector<double> bytes;
+          for (int n = 0; n < 3; ++n) {
+            const std::size_t m = pick(members.size());
+            links.push_back(toward[m]);
+            counts.push_back(1 + static_cast<int>(pick(3)));
+            bytes.push_back(1e9 * static_cast<double>(1 + pick(90)));
+          }
+          const double seconds = 0.5 + static_cast<double>(pick(4));
+          for (int sign : {+1, -1}) {
+            p.reserve(links, bytes, seconds, counts, sign);
+            for (std::size_t i = 0; i < links.size(); ++i) {
+              pairs[links[i]] += sign * counts[i];
+              double& r = reserved[links[i]];
+              r = pairs[links[i]] == 0 ? 0.0 : r + (sign < 0 ? -bytes[i] : bytes[i]) / seconds;
+            }
+            if (pick(2) == 0) break;  // kept
+          }
+          break;
+        }
+        case 2:
+          factor[c] = 0.25 * static_cast<double>(1 + pick(4));
+          p.set_bandwidth_factor(c, factor[c]);
+          break;
+        case 3:
+          p.cable_down(c);
+          ++down[c];
+          ++downs_seen;
+          break;
+        default:
+          if (down[c] > 0) {
+            p.cable_up(c);
+            --down[c];
+          }
+      }
+      const bool any_up = std::any_of(members.begin(), members.end(), [&](int m) { return down[m] == 0; });
+      if (!any_up) continue;  // the bond is off
+      ++checked;
+      if (bond->get_bandwidth() != expected()) ++mismatches;
+    }
+    int directions = 0;  // members whose link in the bond is their target -> source one
+    for (int link : toward) directions += link % 2;
+    return nlohmann::json{{"members", members.size()}, {"checked", checked}, {"mismatches", mismatches},
+                          {"downs", downs_seen}, {"reversed", directions}}
+        .dump();
+  }));
+  INFO(j.dump());
+  CHECK(j["members"].get<int>() >= 2);
+  CHECK(j["checked"].get<int>() > 250);
+  CHECK(j["downs"].get<int>() > 20);
+  if (topo_name == "wired") {  // both orientations among the members
+    CHECK(j["reversed"].get<int>() >= 1);
+    CHECK(j["reversed"].get<int>() < j["members"].get<int>());
+  }
+  CHECK(j["mismatches"].get<int>() == 0);
 }
 
 TEST_CASE("sim: parallel cables are one bonded link, the sum of the members that are up", "[sim]") {
