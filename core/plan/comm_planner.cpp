@@ -641,7 +641,10 @@ CommGroup CommPlanner::plan(Collective c, std::vector<int> gpus, Bytes size, int
     put(force->second);
   }
   key.append(reinterpret_cast<const char*>(gpus.data()), gpus.size() * sizeof(int));
-  if (auto it = plans_.find(key); it != plans_.end()) return it->second;
+  // Empty on a fabric whose plans are all kept by shape: no lookup (a fleet's table of every placement planned grew to
+  // 64 MiB, and each lookup a few cache misses, where the shape's renaming costs less).
+  if (!plans_.empty())
+    if (auto it = plans_.find(key); it != plans_.end()) return it->second;
   std::size_t bytes = 2 * key.size() + sizeof(CommGroup);
   auto keep = [&](std::string k, const CommGroup& g) {
     if (plans_bytes_ + bytes > kPlansBytes) {
@@ -705,15 +708,12 @@ CommGroup CommPlanner::plan(Collective c, std::vector<int> gpus, Bytes size, int
     CommGroup g = rename(it->second, [&](int c) {
       return nodes[static_cast<std::size_t>(c / per)] * per + locals[static_cast<std::size_t>(c % per)];
     });
-    for (const CommPhase& phase : g.phases) bytes += phase.size() * sizeof(Transfer);
-    keep(std::move(key), g);
     return g;
   }
   CommGroup g = plan_anew(c, std::move(gpus), size, calls, root, force);
   std::size_t transfers = 0;
   for (const CommPhase& phase : g.phases) transfers += phase.size();
   bytes += transfers * sizeof(Transfer);
-  keep(std::move(key), g);
   bool named = true;  // every GPU the plan names is on the group's nodes
   CommGroup canon = rename(g, [&](int gpu) {
     const int k = canonical(gpu);
@@ -728,6 +728,8 @@ CommGroup CommPlanner::plan(Collective c, std::vector<int> gpus, Bytes size, int
     }
     shapes_bytes_ += shape_bytes;
     shapes_.emplace(std::move(shape), std::move(canon));
+  } else {  // not kept by shape: by its arguments
+    keep(std::move(key), g);
   }
   return g;
 }

@@ -330,6 +330,25 @@ TEST_CASE("planner: shapes tell apart groups of different sizes, and a fabric no
 
 // The planner picks as NCCL's tuning does, by NCCL's own figures: a correction changes the predicted time of the
 // option it corrects, not which option runs. Picking the fastest corrected option instead is a setting.
+TEST_CASE("planner: a plan asked again is the same plan, kept by shape on a fabric known alike, else by arguments",
+          "[unit][plan]") {
+  const Topology alike = three_groups(10);
+  const Topology single = h100_nodes(1);
+  for (const Topology* topo : {&alike, &single}) {
+    CommPlanner planner(*topo, comm_constants(topo->gpu()));
+    INFO("interchangeable " << planner.interchangeable());
+    const std::vector<int> gpus = planner.interchangeable() ? on({0, 1, 4, 5}, 8) : std::vector<int>{0, 2, 4, 6};
+    const CommGroup first = planner.plan(Collective::AllReduce, gpus, Bytes(1e9), 3);
+    const std::uint64_t reuses = planner.shape_reuses();
+    const CommGroup again = planner.plan(Collective::AllReduce, gpus, Bytes(1e9), 3);
+    CHECK(again.gpus == first.gpus);
+    CHECK(again.phases == first.phases);
+    CHECK(again.predicted.value == first.predicted.value);
+    CHECK(again.calls == first.calls);
+    CHECK(planner.shape_reuses() == reuses + (planner.interchangeable() ? 1 : 0));
+  }
+}
+
 TEST_CASE("planner: a correction changes the time, not the choice, unless the fastest corrected option is asked for",
           "[unit][plan]") {
   const Topology two = h100_nodes(2);
