@@ -4,7 +4,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake pkg-config
-  libsimgrid-dev libboost-graph-dev libboost-dev libeigen3-dev libjemalloc-dev
+  libsimgrid-dev libboost-graph-dev libboost-dev libeigen3-dev libjemalloc-dev libxxhash-dev
   nlohmann-json3-dev catch2 libcli11-dev
   libgloo-dev libcpp-httplib-dev
   chromium

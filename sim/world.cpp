@@ -3,15 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <xxhash.h>
 
 #include "sim/job.hpp"
 
 namespace tt::sim {
 
 PaceKey PaceKey::of(std::string_view bytes) {
-  std::uint64_t fnv = 0xcbf29ce484222325ULL;
-  for (const char c : bytes) fnv = (fnv ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-  return {static_cast<std::uint64_t>(std::hash<std::string_view>{}(bytes)), fnv};
+  const XXH128_hash_t h = XXH3_128bits(bytes.data(), bytes.size());
+  return {h.low64, h.high64};
 }
 
 World::World(const Scenario& s, Platform& p)

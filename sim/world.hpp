@@ -50,8 +50,9 @@ namespace tt::sim {
 
 struct JobRun;
 
-// A pace signature (job.cpp) kept as two 64-bit digests of its bytes by unrelated functions (libstdc++'s std::hash,
-// FNV-1a): a 2,048-GPU job's signature runs to megabytes, and a month of a fleet measures thousands.
+// A pace signature (job.cpp) kept as its 128-bit XXH3 digest (xxHash): a 2,048-GPU job's signature runs to megabytes,
+// and a month of a fleet measures thousands. (Until 2026-12-07 two 64-bit digests, libstdc++'s std::hash and FNV-1a a
+// byte at a time: 1.8% of the 16,384-GPU month's CPU samples.)
 struct PaceKey {
   std::uint64_t a = 0, b = 0;
   static PaceKey of(std::string_view bytes);
