@@ -91,14 +91,14 @@ struct Platform::Impl {
   std::vector<BondState> bonds;   // by bond with two or more cables
   std::vector<int> bond_slot;     // by cable: its bond's position in `bonds`, -1 for a cable bonded to no other
   std::vector<int> member_pos;    // by cable in such a bond: its position in `members`
-  std::vector<std::uint64_t> touched;  // by link number: the reserve() call that last touched it
-  std::uint64_t touch = 0;
   std::vector<int> down;                                  // by cable: nested downs
   std::vector<double> factor;                             // by cable: share of its bandwidth (storage_slow)
   std::vector<double> cable_bandwidth;                    // by cable: the topology's (dense: the graph's edge
                                                           // properties are one allocation each, a cache miss apart)
   std::vector<double> reserved;                           // by directional link: bytes/s set aside (reserve())
   std::vector<int> pairs;                                 // ... for how many GPU pairs
+  std::vector<std::uint64_t> touched;                     // by link number: the reserve() call that last touched it
+  std::uint64_t touch = 0;                                // reserve() calls of several links
   sg4::Host* storage = nullptr;
   sg4::Host* mgmt = nullptr;
   std::uint64_t generation = 0;                           // bumped when a cable changes state
@@ -378,6 +378,7 @@ Platform::Platform(const Topology& topology) : impl_(std::make_unique<Impl>(topo
       p.link_on.push_back(1);
     }
   }
+  p.touched.assign(static_cast<std::size_t>(p.link_count), 0);
   p.mgmt = zone->create_host("(mgmt)", 1e9);
   zone->seal();
 }
@@ -426,7 +427,6 @@ void Platform::reserve(const std::vector<int>& links, const std::vector<double>&
                        const std::vector<int>& pairs, int sign) {
   Impl& p = *impl_;
   std::vector<int> apply;  // a link of each SimGrid link touched, in order of first touch
-  p.touched.resize(static_cast<std::size_t>(p.link_count), 0);
   ++p.touch;
   for (std::size_t i = 0; i < links.size(); ++i) {
     const int link = links[i];
