@@ -18,7 +18,9 @@
 // --print-scenario prints the first scale's scenario document instead (to profile one run: traintwin run FILE).
 // --repeat N runs the sizes N times in turn (1, 2, 4, 1, 2, 4, ...) and takes each size's least wall time (its work
 // is the same each time): a shared machine's speed drifts over minutes, and alternating keeps a slow spell from
-// landing on one size only. Every wall time is printed and in the JSON (wall_runs_s).
+// landing on one size only. Every wall time is printed and in the JSON (wall_runs_s), and the growth between
+// neighbouring sizes round by round with its median (wall_by_round, wall_round_median) beside the least walls' ratio.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -290,13 +292,26 @@ int main(int argc, char** argv) {
   Json growth = Json::array();
   for (std::size_t i = 1; i < runs.size(); ++i) {
     const Json &a = runs[i - 1], &b = runs[i];
+    // Round by round (each round runs every size once, in order): the ratio of runs minutes apart, which the
+    // machine's drift over the whole command moves less than it moves the least walls'. Their median beside the
+    // least walls' ratio.
+    std::vector<double> rounds;
+    for (std::size_t k = 0; k < a["wall_runs_s"].size() && k < b["wall_runs_s"].size(); ++k)
+      rounds.push_back(b["wall_runs_s"][k].get<double>() / a["wall_runs_s"][k].get<double>());
+    std::vector<double> sorted = rounds;
+    std::sort(sorted.begin(), sorted.end());
+    const double median = sorted.empty() ? 0
+                          : sorted.size() % 2 ? sorted[sorted.size() / 2]
+                                              : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
     growth.push_back({{"from", a["scale"]},
                       {"to", b["scale"]},
                       {"jobs", b["jobs"].get<double>() / a["jobs"].get<double>()},
                       {"activities", b["simgrid_activities"].get<double>() / a["simgrid_activities"].get<double>()},
                       {"launched_gpus", b["launched_gpus"].get<double>() / a["launched_gpus"].get<double>()},
                       {"launch_groups", b["launch_groups"].get<double>() / a["launch_groups"].get<double>()},
-                      {"wall", b["wall_s"].get<double>() / a["wall_s"].get<double>()}});
+                      {"wall", b["wall_s"].get<double>() / a["wall_s"].get<double>()},
+                      {"wall_by_round", rounds},
+                      {"wall_round_median", median}});
   }
   // The wall and memory goals are the full size's (scale 1); other sizes show only their growth.
   const Json* full = nullptr;
@@ -314,12 +329,19 @@ int main(int argc, char** argv) {
                             .c_str());
     return 0;
   }
-  for (const Json& g : growth)
+  for (const Json& g : growth) {
     std::printf(
         "scale %g -> %g: jobs x%.2f, GPUs launched x%.2f, leaf groups per launch x%.2f, SimGrid activities x%.2f, "
-        "wall x%.2f (goal at most x%.1f)\n",
+        "wall x%.2f (goal at most x%.1f)",
         g["from"].get<double>(), g["to"].get<double>(), g["jobs"].get<double>(), g["launched_gpus"].get<double>(),
         g["launch_groups"].get<double>(), g["activities"].get<double>(), g["wall"].get<double>(), kGoalGrowth);
+    if (g["wall_by_round"].size() > 1) {
+      std::printf("; round by round");
+      for (const Json& r : g["wall_by_round"]) std::printf(" x%.2f", r.get<double>());
+      std::printf(", median x%.2f", g["wall_round_median"].get<double>());
+    }
+    std::printf("\n");
+  }
   if (full)
     std::printf("scale 1: wall %.2f s = %.2fx the %.0f s goal; peak RSS %.0f MiB = %.2fx the 1 GiB goal\n",
                 (*full)["wall_s"].get<double>(), (*full)["wall_s"].get<double>() / kGoalWall, kGoalWall,
