@@ -29,4 +29,13 @@ inline double peak_rss_mib() {
   return static_cast<double>(u.ru_maxrss) / 1024.0;
 }
 
+// CPU seconds this process has run, user and system (a forked child counts from its fork): unlike wall time, not
+// the time it waited for a core other processes held.
+inline double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) * 1e-6; };
+  return seconds(u.ru_utime) + seconds(u.ru_stime);
+}
+
 }  // namespace tt::bench

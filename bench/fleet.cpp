@@ -20,6 +20,9 @@
 // is the same each time): a shared machine's speed drifts over minutes, and alternating keeps a slow spell from
 // landing on one size only. Every wall time is printed and in the JSON (wall_runs_s), and the growth between
 // neighbouring sizes round by round with its median (wall_by_round, wall_round_median) beside the least walls' ratio.
+// Each run's CPU seconds (user and system, cpu_s and cpu_runs_s; the least kept, and its growth) are printed beside
+// its wall: on a machine shared with other work a run's wall also counts the time it waited for a core, its CPU time
+// does not (cache and memory contention slow both).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -143,6 +146,7 @@ std::string run_one(double scale, const Options& o) {
   long long pending_decisions = 0;  // a waiting job's reason changed: grows with the backlog times the passes
   for (const auto& d : r.decisions) pending_decisions += d.kind == "pending";
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double cpu = bench::cpu_seconds();
   // How spread the launches are (counted after the wall time, which it is not part of): the leaf groups a launch's
   // nodes lie in, weighted by the job's GPUs. A larger fleet as busy scatters its free nodes over more groups, so the
   // same job sizes cross more spine links (README, "Why each doubling of the fleet months costs more than twice the
@@ -166,6 +170,7 @@ std::string run_one(double scale, const Options& o) {
               {"failures", r.failures},
               {"simulated_s", simulated},
               {"wall_s", wall},
+              {"cpu_s", cpu},
               {"setup_s", read_s},
               {"peak_rss_mib", bench::peak_rss_mib()},
               {"speedup", simulated / wall},
@@ -255,24 +260,28 @@ int main(int argc, char** argv) {
         }
         first["wall_runs_s"].push_back(wall);
         first["wall_s"] = std::min(first["wall_s"].get<double>(), wall);
+        first["cpu_runs_s"].push_back(r["cpu_s"]);
+        first["cpu_s"] = std::min(first["cpu_s"].get<double>(), r["cpu_s"].get<double>());
         first["peak_rss_mib"] = std::max(first["peak_rss_mib"].get<double>(), r["peak_rss_mib"].get<double>());
         first["speedup"] = first["simulated_s"].get<double>() / first["wall_s"].get<double>();
-        if (!o.json) std::printf("scale %-4g again: wall %7.2f s\n", scale, wall);
+        if (!o.json) std::printf("scale %-4g again: wall %7.2f s  cpu %7.2f s\n", scale, wall, r["cpu_s"].get<double>());
         std::fflush(stdout);
         continue;
       }
       r["wall_runs_s"] = Json::array({wall});
+      r["cpu_runs_s"] = Json::array({r["cpu_s"]});
       runs.push_back(r);
       if (!o.json)
         std::printf(
-            "scale %-4g %5d GPUs  %5d jobs (%5d done)  %4d failures  wall %7.2f s  peak RSS %6.0f MiB  speedup %9.0fx  "
+            "scale %-4g %5d GPUs  %5d jobs (%5d done)  %4d failures  wall %7.2f s  cpu %7.2f s  peak RSS %6.0f MiB  speedup %9.0fx  "
             "%10lld SimGrid activities  %7lld events  %6lld measured + %6lld + %6lld reused paces  %8lld reused steps  peak %5lld "
             "flows\n"
             "          %8lld scheduler passes  %10lld examinations + %8lld reasons changed on the counts (%10lld "
             "waiting jobs passed over)  %8lld decisions (%8lld pending)  %8lld routes  launches over %.2f leaf groups "
             "(GPU-weighted)\n",
             scale, r["gpus"].get<int>(), r["jobs"].get<int>(), r["jobs_finished"].get<int>(), r["failures"].get<int>(),
-            r["wall_s"].get<double>(), r["peak_rss_mib"].get<double>(), r["speedup"].get<double>(),
+            r["wall_s"].get<double>(), r["cpu_s"].get<double>(), r["peak_rss_mib"].get<double>(),
+            r["speedup"].get<double>(),
             r["simgrid_activities"].get<long long>(), r["controller_events"].get<long long>(),
             r["measurements"].get<long long>(), r["pace_reuses"].get<long long>(),
             r["shared_pace_reuses"].get<long long>(), r["step_reuses"].get<long long>(),
@@ -287,6 +296,9 @@ int main(int argc, char** argv) {
       std::printf("scale %-4g least wall of %d: %7.2f s (", r["scale"].get<double>(), o.repeat, r["wall_s"].get<double>());
       for (std::size_t k = 0; k < r["wall_runs_s"].size(); ++k)
         std::printf("%s%.2f", k ? ", " : "", r["wall_runs_s"][k].get<double>());
+      std::printf("); least cpu %7.2f s (", r["cpu_s"].get<double>());
+      for (std::size_t k = 0; k < r["cpu_runs_s"].size(); ++k)
+        std::printf("%s%.2f", k ? ", " : "", r["cpu_runs_s"][k].get<double>());
       std::printf(")\n");
     }
   Json growth = Json::array();
@@ -310,6 +322,7 @@ int main(int argc, char** argv) {
                       {"launched_gpus", b["launched_gpus"].get<double>() / a["launched_gpus"].get<double>()},
                       {"launch_groups", b["launch_groups"].get<double>() / a["launch_groups"].get<double>()},
                       {"wall", b["wall_s"].get<double>() / a["wall_s"].get<double>()},
+                      {"cpu", b["cpu_s"].get<double>() / a["cpu_s"].get<double>()},
                       {"wall_by_round", rounds},
                       {"wall_round_median", median}});
   }
@@ -332,9 +345,10 @@ int main(int argc, char** argv) {
   for (const Json& g : growth) {
     std::printf(
         "scale %g -> %g: jobs x%.2f, GPUs launched x%.2f, leaf groups per launch x%.2f, SimGrid activities x%.2f, "
-        "wall x%.2f (goal at most x%.1f)",
+        "wall x%.2f (goal at most x%.1f), cpu x%.2f",
         g["from"].get<double>(), g["to"].get<double>(), g["jobs"].get<double>(), g["launched_gpus"].get<double>(),
-        g["launch_groups"].get<double>(), g["activities"].get<double>(), g["wall"].get<double>(), kGoalGrowth);
+        g["launch_groups"].get<double>(), g["activities"].get<double>(), g["wall"].get<double>(), kGoalGrowth,
+        g["cpu"].get<double>());
     if (g["wall_by_round"].size() > 1) {
       std::printf("; round by round");
       for (const Json& r : g["wall_by_round"]) std::printf(" x%.2f", r.get<double>());
