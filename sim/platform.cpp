@@ -2,11 +2,12 @@
 
 #include <boost/graph/breadth_first_search.hpp>
 #include <algorithm>
+#include <array>
 #include <cstdint>
 #include <cstdio>
-#include <deque>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>
@@ -103,46 +104,56 @@ struct Platform::Impl {
   sg4::Host* mgmt = nullptr;
   std::uint64_t generation = 0;                           // bumped when a cable changes state
   struct RouteState {
-    Route route;
     bool preferred = false;  // the pair's first choice, taken while all of its cables are up
+    // route.cables again, beside `preferred`, where there are at most kNear of them (every route of a generated
+    // fabric): a cable changed somewhere makes every lookup check its route's cables, which then reads one line.
+    static constexpr std::size_t kNear = 7;
+    std::uint8_t near = 0;  // how many: 0 where the route has more (then route.cables is read)
+    std::array<int, kNear> near_cables{};
+    Route route;
     std::vector<simgrid::kernel::resource::StandardLinkImpl*> impls;  // route.links' kernel links, as SimGrid takes them
   };
-  mutable std::deque<RouteState> routes;  // a deque never moves its elements: Route addresses are stable
-  // By position in routes: the cable generation its route was last made or checked at. Apart from the routes, dense:
-  // a lookup whose route is current reads this and the index, not the route (compiling a job's flows looks up every
-  // pair it sends between, most of them current, and only keeps the addresses).
-  mutable std::vector<std::uint64_t> checked_at;
-  mutable PairIndex index;  // by (source vertex, destination vertex): position in routes + 1
+  // Every route state made, in chunks that never move (callers keep Route addresses) under a table of chunks small
+  // enough to stay cached: a std::deque kept them four to a 512-byte block, and at 16,384 GPUs its map of blocks was
+  // 1.6 MB, a cache miss of its own at every lookup.
+  struct RouteStore {
+    static constexpr std::size_t kChunk = 1024;
+    std::vector<std::unique_ptr<RouteState[]>> chunks;
+    std::size_t size = 0;
+    RouteState& operator[](std::size_t i) { return chunks[i / kChunk][i % kChunk]; }
+    std::size_t add() {  // the new state's position
+      if (size % kChunk == 0) chunks.push_back(std::make_unique<RouteState[]>(kChunk));
+      return size++;
+    }
+  };
+  mutable RouteStore routes;
+  // A pair's slot: its position in routes + 1 (0: none yet) and, beside it, the cable generation its route was last
+  // made or checked at (its low 32 bits: the index forgets every pair as they wrap, next_generation()). A lookup whose
+  // route is current reads the slot alone, not the route (compiling a job's flows looks up every pair it sends
+  // between, most of them current, and only keeps the addresses).
+  struct RouteSlot {
+    std::uint32_t position;
+    std::uint32_t checked;
+  };
+  mutable BasicPairIndex<RouteSlot> index;  // by (source vertex, destination vertex)
 
   explicit Impl(const Topology& t) : topo(t), index(boost::num_vertices(t.graph())) {}
 
   VertexId vertex(const sg4::Host* host) const { return vertex_of_point.at(host->get_netpoint()->id()); }
 
-  RouteState& state(VertexId from, VertexId to, bool& fresh, std::size_t& at) const {
-    std::uint32_t& slot = index.slot(from, to);
-    fresh = slot == 0;
-    if (fresh) {
-      routes.emplace_back();
-      checked_at.push_back(0);
-      slot = static_cast<std::uint32_t>(routes.size());
-    }
-    at = slot - 1;
-    return routes[at];
-  }
-
   const Route& route_between(VertexId from, VertexId to) const { return current(from, to).route; }
 
   // The pair's state with its route as of now (`routes` is mutable: a lookup updates it).
   RouteState& current(VertexId from, VertexId to) const {
+    RouteSlot& slot = index.slot(from, to);
+    const auto now = static_cast<std::uint32_t>(generation);
+    const bool fresh = slot.position == 0;
+    if (fresh) slot.position = static_cast<std::uint32_t>(routes.add() + 1);
+    RouteState& st = routes[slot.position - 1];
+    if (!fresh && slot.checked == now) return st;
+    slot.checked = now;
+    if (!fresh && st.preferred && all_up(st)) return st;
     const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint64_t>(to);
-    bool fresh = false;
-    std::size_t at = 0;
-    RouteState& st = state(from, to, fresh, at);
-    if (!fresh && checked_at[at] == generation) return st;
-    if (!fresh && st.preferred && all_up(st.route)) {
-      checked_at[at] = generation;
-      return st;
-    }
     auto [path, preferred] = choose(from, to, key);
     st.route = Route{};
     st.impls.clear();
@@ -158,13 +169,23 @@ struct Platform::Impl {
       st.impls.push_back(st.route.links.back()->get_impl());
       st.route.latency += props.latency;
     }
-    checked_at[at] = generation;
+    st.near = st.route.cables.size() <= RouteState::kNear ? static_cast<std::uint8_t>(st.route.cables.size()) : 0;
+    std::copy_n(st.route.cables.begin(), st.near, st.near_cables.begin());
     st.preferred = preferred;
     return st;
   }
 
-  bool all_up(const Route& r) const {
-    return std::all_of(r.cables.begin(), r.cables.end(), [&](int c) { return down[c] == 0; });
+  // A cable changed state: every route is checked again at its next lookup. Where the generation's low 32 bits (what a
+  // slot keeps) wrap, a route checked 2^32 changes ago would pass for current: the index forgets every pair instead
+  // (their states stay where they are, for the addresses callers keep; each pair gets a new one).
+  void next_generation() {
+    if (static_cast<std::uint32_t>(++generation) == 0) index.release();
+  }
+
+  bool all_up(const RouteState& st) const {
+    auto up = [&](int c) { return down[c] == 0; };
+    if (st.near > 0) return std::all_of(st.near_cables.begin(), st.near_cables.begin() + st.near, up);
+    return std::all_of(st.route.cables.begin(), st.route.cables.end(), up);
   }
 
   // The first of a few ECMP-hashed fewest-hops paths that, when one exists, avoids down cables (the fabric routes
@@ -403,13 +424,13 @@ const Route& Platform::route(const sg4::Host* from, const sg4::Host* to) const {
 void Platform::cable_down(int cable) {
   if (impl_->down.at(cable)++ > 0) return;
   impl_->set_cable(cable, false);
-  ++impl_->generation;
+  impl_->next_generation();
 }
 
 void Platform::cable_up(int cable) {
   if (impl_->down.at(cable) == 0 || --impl_->down[cable] > 0) return;
   impl_->set_cable(cable, true);
-  ++impl_->generation;
+  impl_->next_generation();
 }
 
 bool Platform::cable_is_up(int cable) const { return impl_->down.at(cable) == 0; }
@@ -454,7 +475,7 @@ sg4::Link* Platform::link(int cable, bool forward) const { return impl_->links.a
 int Platform::link_count() const { return impl_->link_count; }
 int Platform::link_id(int link) const { return impl_->link_ids.at(static_cast<std::size_t>(link / 2))[link % 2]; }
 double Platform::bandwidth(int link_id) const { return impl_->bandwidth[static_cast<std::size_t>(link_id)]; }
-long long Platform::routes_kept() const { return static_cast<long long>(impl_->routes.size()); }
+long long Platform::routes_kept() const { return static_cast<long long>(impl_->routes.size); }
 std::size_t Platform::route_index_bytes() const { return impl_->index.bytes(); }
 
 bool Platform::routes_stay_on_end_nodes() const {

@@ -1,7 +1,11 @@
 #include "core/topo/pair_index.hpp"
 
 #include <catch2/catch.hpp>
+#include <cstdint>
+#include <map>
+#include <random>
 #include <stdexcept>
+#include <utility>
 
 using namespace tt;
 
@@ -20,8 +24,8 @@ TEST_CASE("pair index: slots start at 0, keep what is written, release back to 0
   CHECK_THROWS_AS(index.slot(0, 5), std::out_of_range);
 }
 
-TEST_CASE("pair index: slots on different pages of one row are independent", "[unit]") {
-  PairIndex index(1000);  // several pages per row
+TEST_CASE("pair index: a row's many pairs are kept apart as its table grows", "[unit]") {
+  PairIndex index(1000);
   for (std::size_t b = 0; b < 1000; b += 7) index.slot(3, b) = static_cast<std::uint32_t>(b + 1);
   for (std::size_t b = 0; b < 1000; ++b) CHECK(index.slot(3, b) == (b % 7 == 0 ? b + 1 : 0));
   CHECK(index.slot(999, 999) == 0);
@@ -31,29 +35,56 @@ TEST_CASE("pair index: slots on different pages of one row are independent", "[u
   CHECK(index.slot(999, 999) == 0);
 }
 
-TEST_CASE("pair index: counts the bytes of its pages, and of a row's page table once it has one", "[unit]") {
-  PairIndex index(1000);  // 16 pages a row: a row's page table is 16 pointers, a page 64 slots
-  const std::size_t table = 16 * sizeof(void*), page = 64 * sizeof(std::uint32_t);
+TEST_CASE("pair index: counts the bytes of its rows' tables, which double at half full", "[unit]") {
+  PairIndex index(1000);
+  const std::size_t entry = 2 * sizeof(std::uint32_t), first = 8 * entry;  // a row's first table: 8 entries
   CHECK(index.bytes() == 0);
   index.slot(3, 5) = 1;
-  CHECK(index.bytes() == page);  // a row lists its first few pages: no table
-  index.slot(3, 60) = 2;         // the same page
-  CHECK(index.bytes() == page);
-  index.slot(3, 64) = 3;  // the row's next page
-  index.slot(7, 5) = 4;   // another row
-  CHECK(index.bytes() == 3 * page);
-  for (std::size_t p = 2; p < 6; ++p) index.slot(3, 64 * p) = static_cast<std::uint32_t>(p);
-  CHECK(index.bytes() == 7 * page);  // six pages listed in row 3
-  index.slot(3, 64 * 9 + 1) = 9;    // a seventh: the row takes a table, and keeps what its pages hold
-  CHECK(index.bytes() == table + 8 * page);
+  CHECK(index.bytes() == first);
+  index.slot(3, 60) = 2;  // the same row
+  CHECK(index.bytes() == first);
+  index.slot(7, 5) = 4;  // another row
+  CHECK(index.bytes() == 2 * first);
+  index.slot(3, 64) = 3;
+  index.slot(3, 128) = 4;  // four of eight: half full
+  CHECK(index.bytes() == 2 * first);
+  index.slot(3, 192) = 5;  // the fifth: row 3's table doubles, and keeps what it held
+  CHECK(index.bytes() == first + 16 * entry);
   CHECK(index.slot(3, 5) == 1);
   CHECK(index.slot(3, 60) == 2);
   CHECK(index.slot(3, 64) == 3);
-  for (std::size_t p = 2; p < 6; ++p) CHECK(index.slot(3, 64 * p) == p);
-  CHECK(index.slot(3, 64 * 9 + 1) == 9);
+  CHECK(index.slot(3, 128) == 4);
+  CHECK(index.slot(3, 192) == 5);
   CHECK(index.slot(7, 5) == 4);
+  CHECK(index.bytes() == first + 16 * entry);  // lookups of pairs it holds add nothing
   index.release();
   CHECK(index.bytes() == 0);
   CHECK(index.slot(3, 64) == 0);
-  CHECK(index.bytes() == page);
+  CHECK(index.bytes() == first);
+}
+
+TEST_CASE("pair index: agrees with a std::map over random pairs, rows dense and sparse, across a release",
+          "[property]") {
+  const std::size_t n = 3000;
+  PairIndex index(n);
+  std::map<std::pair<std::size_t, std::size_t>, std::uint32_t> reference;
+  std::mt19937_64 rng(23);
+  for (int round = 0; round < 2; ++round) {
+    for (int k = 0; k < 20000; ++k) {
+      // Half the pairs from rows 0-3 (thousands of partners each: many doublings), half anywhere.
+      const std::size_t a = k % 2 ? rng() % 4 : rng() % n, b = rng() % n;
+      auto it = reference.find({a, b});
+      const std::uint32_t expected = it == reference.end() ? 0 : it->second;
+      REQUIRE(index.slot(a, b) == expected);
+      if (rng() % 3 != 0) {
+        const auto value = static_cast<std::uint32_t>(rng() % 1000000 + 1);
+        index.slot(a, b) = value;
+        reference[{a, b}] = value;
+      }
+    }
+    for (const auto& [pair, value] : reference) REQUIRE(index.slot(pair.first, pair.second) == value);
+    index.release();
+    reference.clear();
+    CHECK(index.bytes() == 0);
+  }
 }
