@@ -148,11 +148,16 @@ struct Platform::Impl {
     RouteSlot& slot = index.slot(from, to);
     const auto now = static_cast<std::uint32_t>(generation);
     const bool fresh = slot.position == 0;
-    if (fresh) slot.position = static_cast<std::uint32_t>(routes.add() + 1);
+    if (fresh) {
+      slot.position = static_cast<std::uint32_t>(routes.add() + 1);
+      slot.checked = now - 1;  // not current until made (below): a lookup that threw leaves it to be made again
+    }
     RouteState& st = routes[slot.position - 1];
     if (!fresh && slot.checked == now) return st;
-    slot.checked = now;
-    if (!fresh && st.preferred && all_up(st)) return st;
+    if (!fresh && st.preferred && all_up(st)) {
+      slot.checked = now;
+      return st;
+    }
     const std::uint64_t key = (static_cast<std::uint64_t>(from) << 32) | static_cast<std::uint64_t>(to);
     auto [path, preferred] = choose(from, to, key);
     st.route = Route{};
@@ -172,6 +177,7 @@ struct Platform::Impl {
     st.near = st.route.cables.size() <= RouteState::kNear ? static_cast<std::uint8_t>(st.route.cables.size()) : 0;
     std::copy_n(st.route.cables.begin(), st.near, st.near_cables.begin());
     st.preferred = preferred;
+    slot.checked = now;
     return st;
   }
 
