@@ -5,7 +5,7 @@
 // hash of b, grown by doubling at half full: a lookup reads the row's header (16 bytes a row, 260 KiB at 16,640 GPUs)
 // and, mostly, one cache line of its table. Until 2026-12-07 a row kept pages of 64 consecutive b's each and a table
 // of page pointers past six pages: three dependent cache misses a lookup, and pages mostly empty (the platform's index
-// of 161 k routes at 4,096 GPUs took 23.6 MiB, now 3.6; bench_fleet's 16,384-GPU month peaked at 1,011 MiB, now 820).
+// of 161 k routes at 4,096 GPUs took 23.6 MiB, now 5.3; bench_fleet's 16,384-GPU month peaked at 1,011 MiB, now 820).
 // A slot's reference holds until the next slot() call on the same index (a row's table moves as it grows). A slot is a
 // std::uint32_t, or what the owner keeps beside the position (BasicPairIndex<Slot>: a trivially copyable type whose
 // value-initialized value means nothing yet): the platform keeps each route's last check beside it, in the same line.
