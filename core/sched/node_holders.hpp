@@ -33,13 +33,7 @@ class NodeHolders {
   std::string audit() const;  // the kept counts against a recount ("" when they agree): for tests
 
  private:
-  struct Counted {
-    std::uint64_t lists;
-    std::vector<int> in_group;     // per group: its nodes within `lists`
-    std::vector<int> groups_with;  // per count: groups with that many nodes within
-    long long total = 0;
-  };
-  Counted& counted(std::uint64_t lists);
+  std::size_t counted(std::uint64_t lists);  // the set's index, counted on first use
   static bool within(std::uint64_t held, std::uint64_t lists) { return (held & ~lists) == 0; }
 
   std::vector<int> group_of_;
@@ -47,8 +41,12 @@ class NodeHolders {
   int groups_ = 0;
   std::vector<std::uint16_t> held_;   // node * 64 + bit: GPUs
   std::vector<std::uint64_t> lists_;  // per node: the bits with GPUs held
-  std::vector<Counted> counted_;
-  std::vector<std::uint64_t> counted_lists_;  // counted_[i].lists, together: every change of a node's bits reads all
+  // The counted sets, by index. A change of a node's bits reads every set's bits and its group's count in each set:
+  // both kept contiguous (a set per column of the group's row), so the change is a scan, not a miss per set.
+  std::vector<std::uint64_t> counted_lists_;
+  std::vector<int> in_group_;         // group * sets + set: the group's nodes within the set
+  std::vector<int> groups_with_;      // set * (max_group_size_ + 1) + count: groups with that many nodes within
+  std::vector<long long> total_;      // per set: nodes within
   std::unordered_map<std::uint64_t, std::size_t> counted_at_;
 };
 
