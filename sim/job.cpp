@@ -189,9 +189,10 @@ class JobActor {
       // Asked for one now: once it has iterations its last checkpoint does not hold.
       auto asked = [&] { return r_.checkpoint_now && r_.iterations > written; };
       while (r_.iterations < boundary && !asked()) {
-        if (w_.scenario.sim.fast_forward && !r_.dirty && r_.iteration_time > 0) {
-          // Nothing that shares a cable with the job changed since it measured (a checkpoint came between): the
-          // measured pace still holds.
+        if (w_.scenario.sim.fast_forward && !r_.dirty && r_.iteration_time > 0 && !w_.drifted(r_)) {
+          // Nothing that shares a cable with the job changed since it measured (a checkpoint came between), or not
+          // enough to move its pace (the drift rule, world.hpp: a neighbour's pace measured again wakes no one, and
+          // each job checks its links here, between its fast-forwarded stretches): the measured pace still holds.
           fast_forward(boundary, r_.iteration_time);
           continue;
         }

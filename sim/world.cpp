@@ -105,8 +105,23 @@ void World::measuring(JobRun& r, bool on) {
   }
 }
 
-void World::set_nominal(JobRun& r, double t, bool notify) {
+bool World::drifted(const JobRun& o) const {
   const double threshold = scenario.sim.remeasure_threshold;
+  if (o.seen.size() != o.shared.size()) return false;  // it has not measured yet: it will see the load as it is
+  for (std::size_t i = 0; i < o.shared.size(); ++i) {
+    const double others = others_on(o, i);
+    const double left = platform.capacity(o.shared[i]) - std::max(others, o.seen[i]);
+    // Its flows there never needed more than this, before or after: the link does not bind it.
+    if (i < o.peak.size() && kPeakMargin * o.peak[i] <= left) continue;
+    if (left <= 0) return true;
+    // Only the steps crossing the link slow down, by at most the relative change of what is left to the job there.
+    const double share = i < o.busy.size() ? o.busy[i] : 1.0;
+    if (share * std::abs(others - o.seen[i]) > threshold * left) return true;
+  }
+  return false;
+}
+
+void World::set_nominal(JobRun& r, double t, bool notify) {
   if (t == r.nominal_t || r.shared.empty()) {
     r.nominal_t = t;
     return;
@@ -117,20 +132,6 @@ void World::set_nominal(JobRun& r, double t, bool notify) {
         (t > 0 ? r.shared_bytes[i] / t : 0) - (r.nominal_t > 0 ? r.shared_bytes[i] / r.nominal_t : 0);
   r.nominal_t = t;
   if (!notify) return;
-  auto drifted = [&](const JobRun& o) {
-    if (o.seen.size() != o.shared.size()) return false;  // it has not measured yet: it will see the load as it is
-    for (std::size_t i = 0; i < o.shared.size(); ++i) {
-      const double others = others_on(o, i);
-      const double left = platform.capacity(o.shared[i]) - std::max(others, o.seen[i]);
-      // Its flows there never needed more than this, before or after: the link does not bind it.
-      if (i < o.peak.size() && kPeakMargin * o.peak[i] <= left) continue;
-      if (left <= 0) return true;
-      // Only the steps crossing the link slow down, by at most the relative change of what is left to the job there.
-      const double share = i < o.busy.size() ? o.busy[i] : 1.0;
-      if (share * std::abs(others - o.seen[i]) > threshold * left) return true;
-    }
-    return false;
-  };
   ++mark_stamp;
   for (int l : r.shared)
     for (JobRun* o : link_users[l]) {

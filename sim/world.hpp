@@ -15,7 +15,10 @@
 //   rates do not depend on that link's spare capacity. A pace measured again updates the job's load without waking
 //   anyone: the sharers' measurements overlap, and each would move the others' paces a little in turn without end;
 //   since every check compares with the load seen at the last measurement, such changes add up and count at the next
-//   event.
+//   event, or when the job checks its own links between two fast-forwarded stretches (at each checkpoint: job.cpp),
+//   which bounds the back and forth to one measurement per job and checkpoint interval. (Until 2026-12-07 only the
+//   next event: a job that measured beside a neighbour's first pace ran on it until then, though the neighbour's
+//   next measurement, beside it, moved its load by tens of percent.)
 // - wake_routes_over(): a link, NIC or switch repaired (routes that went around it come back); wake_gpus(): a
 //   straggler's GPUs.
 // A job whose iteration flows cross no shared link runs alone on its cables: its pace depends only on its own flows,
@@ -123,6 +126,9 @@ struct World {
   // The attempt's pace is now `t` seconds per iteration (0: it puts no load, it is blocked): updates link_load and,
   // with `notify`, wakes the jobs sharing its links that drifted (see above).
   void set_nominal(JobRun& r, double t, bool notify = true);
+  // Whether the others' nominal load on the attempt's shared links moved, since it last measured, enough that its pace
+  // could have moved by more than `sim.remeasure_threshold` (the rule above).
+  bool drifted(const JobRun& r) const;
   // The share of its average load that an attempt fast-forwarding at `t` seconds per iteration sets aside on its shared
   // link i (JobRun::shared) for the others: it sends there only in the steps that cross it, a share p of its time
   // (JobRun::busy), at its average rate / p. A job measuring beside it gets during a burst what max-min sharing leaves

@@ -164,6 +164,32 @@ TEST_CASE("fleet: six generated jobs sharing 2:1 uplinks on and off end within 2
   }
 }
 
+TEST_CASE("fleet: a job that measured beside a neighbour's first pace measures again once that neighbour's moved",
+          "[sim]") {
+  // The same scenario, seed 11 at 4:1: m-00006 (32 GPUs over three leaves) starts beside m-00002 (16 GPUs over two of
+  // them) and measures beside the load of m-00002's first pace; m-00002, woken, measures again beside it, and its
+  // steady load grows by 15% (a slower pace, a larger share of its time in bursts). A pace measured again wakes no one,
+  // so until 2026-12-07 m-00006 kept its pace until m-00002 ended and finished 1.84% early; each job now checks its
+  // links between two fast-forwarded stretches (sim/world.hpp) and measures again.
+  const std::string path = std::string(TT_SOURCE_DIR) + "/bench/scenarios/accuracy-multi-job.json";
+  json doc = load_json_file(path);
+  doc["seed"] = 11;
+  doc["topology"]["oversubscription"] = 4;
+  Scenario s = read_scenario(doc, path);
+  s.sim.fast_forward = true;
+  const json fast = testing::simulate(s);
+  s.sim.fast_forward = false;
+  const json exact = testing::simulate(s);
+  REQUIRE(fast["jobs"].size() == 6);
+  REQUIRE(exact["jobs"].size() == 6);
+  for (std::size_t i = 0; i < fast["jobs"].size(); ++i) {
+    INFO(fast["jobs"][i]["name"].get<std::string>());
+    const double f = fast["jobs"][i]["end"].get<double>(), e = exact["jobs"][i]["end"].get<double>();
+    REQUIRE(e > 0);
+    CHECK(std::abs(f - e) <= 0.01 * e);
+  }
+}
+
 namespace {
 
 // Four 24-GPU data-parallel jobs, a minute apart, on 12 nodes in leaf groups of two: each takes three nodes, so every
