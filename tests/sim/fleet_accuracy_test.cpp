@@ -144,8 +144,8 @@ TEST_CASE("fleet: six generated jobs sharing 2:1 uplinks on and off end within 2
   // bench/scenarios/accuracy-multi-job.json, seed 1: short, communication-heavy iterations, a node crash. Each
   // fast-forwarding job sets aside the steady load its bursts amount to for the jobs measuring beside it
   // (World::steady_share); with its average rate instead, one job measured an 18% slower pace than it has
-  // explicitly and ended 6.2% late; with the short transfers' load alone, 1.96% late (1.55% early now;
-  // bench_accuracy --multi-job has the other levels and seeds).
+  // explicitly and ended 6.2% late; with the short transfers' load alone, 1.96% late; with the steady load, 1.55%
+  // early until 03931f5, within 0.2% since (bench_accuracy --multi-job has the other levels and seeds).
   const std::string path = std::string(TT_SOURCE_DIR) + "/bench/scenarios/accuracy-multi-job.json";
   json doc = load_json_file(path);
   doc["topology"]["oversubscription"] = 2;
