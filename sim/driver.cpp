@@ -12,6 +12,7 @@
 #include "core/drive/pool_effects.hpp"
 #include "core/drive/preflight_effects.hpp"
 #include "core/drive/release_effects.hpp"
+#include "sim/allocator.hpp"
 #include "sim/faults.hpp"
 #include "sim/job.hpp"
 #include "sim/session.hpp"

@@ -116,8 +116,4 @@ class Platform {
   std::unique_ptr<Impl> impl_;
 };
 
-// Hands the pages the allocator kept for reuse during a simulation back to the kernel (sim/platform.cpp: jemalloc's
-// options); called as sim::run() returns. A no-op without jemalloc.
-void release_freed_memory();
-
 }  // namespace tt::sim
