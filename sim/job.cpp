@@ -206,7 +206,7 @@ class JobActor {
           const double compute = compute_time();
           if (r_.signature_generation != w_.platform.generation() || r_.signature_compute != compute ||
               !r_.signature) {
-            r_.signature = PaceKey::of(pace_signature());
+            r_.signature = pace_signature(w_, r_, compute);
             r_.signature_generation = w_.platform.generation();
             r_.signature_compute = compute;
           }
@@ -300,48 +300,6 @@ class JobActor {
     double slowest = 0;
     for (int gpu : l_.gpus) slowest = std::max(slowest, l_.plan.compute.value / w_.gpu_speed[gpu]);
     return slowest;
-  }
-
-  // What the time of one iteration of a job alone on its cables depends on (job.hpp), as bytes. For a job that
-  // crosses shared links, with each link's bandwidth before reservations and, after the flows, the number of each
-  // shared link (directional cable: a bond's members share one SimGrid link) in order of first appearance on their
-  // routes, hop by hop: sets JobRun::shared_order (empty where the routes now and the job's links disagree).
-  std::string pace_signature() {
-    std::string s;
-    put(s, compute_time());
-    const bool shared = !r_.links.empty();
-    // Flow::route is the pair's route object, current while no cable changed state since the flows were made; else
-    // put_group() looks each up, which makes it current.
-    const bool fresh = r_.routes_generation == w_.platform.generation();
-    Renamer ids(w_);
-    for (const FlowStep& step : r_.steps) {
-      put(s, step.groups.size());
-      for (const FlowGroup& g : step.groups) put_group(s, w_.platform, g, ids, fresh, shared);
-    }
-    r_.shared_order.clear();
-    if (!shared) return s;
-    std::vector<int> order(r_.shared.size(), -1);
-    int next = 0;
-    for (const FlowStep& step : r_.steps)
-      for (const FlowGroup& g : step.groups)
-        for (const Flow& f : g.flows) {
-          const Route& route = *f.route;  // current (above)
-          for (std::size_t h = 0; h < route.cables.size(); ++h) {
-            if (!w_.shared_cable[static_cast<std::size_t>(route.cables[h])]) continue;
-            const auto it = std::lower_bound(r_.shared.begin(), r_.shared.end(), route.link_ids[h]);
-            if (it == r_.shared.end() || *it != route.link_ids[h]) return s;  // a route moved since they were made
-            int& o = order[static_cast<std::size_t>(it - r_.shared.begin())];
-            if (o < 0) o = next++;
-          }
-        }
-    if (next != static_cast<int>(r_.shared.size())) return s;
-    r_.shared_order = std::move(order);
-    return s;
-  }
-
-  template <class T>
-  static void put(std::string& s, T v) {
-    s.append(reinterpret_cast<const char*>(&v), sizeof v);
   }
 
   // The step's flows' rates summed on each shared link of the job: its peak there (JobRun::peak); and the step's

@@ -49,7 +49,7 @@ struct JobRun {
   std::vector<simgrid::s4u::Host*> hosts;  // in rank order
   std::vector<FlowStep> steps;
   std::uint64_t routes_generation = 0;     // the platform's when the flows were made (their routes were current)
-  std::optional<PaceKey> signature;        // its pace signature (job.cpp), made at this platform generation
+  std::optional<PaceKey> signature;        // its pace signature (pace_signature), made at this platform generation
   std::uint64_t signature_generation = 0;  // ... and compute time
   double signature_compute = 0;
   std::vector<char> step_lone;             // by step: its flows cross no shared link (job.cpp reuses its time)
@@ -143,6 +143,11 @@ void put_group(std::string& signature, const Platform& platform, const FlowGroup
 // Splits step `step` of the run into parts that share no SimGrid link (JobRun::StepParts), each with its signature
 // (put_group() of its groups alone, links renamed per part) (job_parts.cpp).
 void make_parts(World& world, JobRun& run, std::size_t step);
+// What the time of one iteration of the run alone on its cables depends on, hashed: `compute` (its slowest GPU's
+// compute time) and its steps' groups (put_group()), each link's bandwidth with nothing reserved where the run crosses
+// shared links. Sets JobRun::shared_order: each shared link's number in order of first appearance on the routes, hop by
+// hop (empty where the routes now and the run's links disagree). The bytes are made in World::signature_bytes.
+PaceKey pace_signature(World& world, JobRun& run, double compute);
 // Gives back the attempt's fast-forward load, if it has one.
 void stop_load(World& world, JobRun& run);
 // Iterations completed by now, the fast-forward in progress included.

@@ -1,4 +1,5 @@
-// A measured step's parts and signatures (job.hpp): groups that share no link, each named by what its time depends on.
+// A measured step's parts and signatures (job.hpp): groups that share no link, each named by what its time depends on;
+// and a whole iteration's (pace_signature).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -98,6 +99,43 @@ void make_parts(World& w, JobRun& r, std::size_t i) {
   }
   p.made = true;
   p.generation = w.platform.generation();
+}
+
+PaceKey pace_signature(World& w, JobRun& r, double compute) {
+  std::string& s = w.signature_bytes;  // its capacity kept from one signature to the next
+  s.clear();
+  put(s, compute);
+  const bool shared = !r.links.empty();
+  // Flow::route is the pair's route object, current while no cable changed state since the flows were made; else
+  // put_group() looks each up, which makes it current.
+  const bool fresh = r.routes_generation == w.platform.generation();
+  {
+    Renamer ids(w);
+    for (const FlowStep& step : r.steps) {
+      put(s, step.groups.size());
+      for (const FlowGroup& g : step.groups) put_group(s, w.platform, g, ids, fresh, shared);
+    }
+  }
+  const PaceKey key = PaceKey::of(s);
+  r.shared_order.clear();
+  if (!shared) return key;
+  std::vector<int> order(r.shared.size(), -1);
+  int next = 0;
+  for (const FlowStep& step : r.steps)
+    for (const FlowGroup& g : step.groups)
+      for (const Flow& f : g.flows) {
+        const Route& route = *f.route;  // current (above)
+        for (std::size_t h = 0; h < route.cables.size(); ++h) {
+          if (!w.shared_cable[static_cast<std::size_t>(route.cables[h])]) continue;
+          const auto it = std::lower_bound(r.shared.begin(), r.shared.end(), route.link_ids[h]);
+          if (it == r.shared.end() || *it != route.link_ids[h]) return key;  // a route moved since they were made
+          int& o = order[static_cast<std::size_t>(it - r.shared.begin())];
+          if (o < 0) o = next++;
+        }
+      }
+  if (next != static_cast<int>(r.shared.size())) return key;
+  r.shared_order = std::move(order);
+  return key;
 }
 
 }  // namespace tt::sim

@@ -110,6 +110,9 @@ struct World {
   int sharing = 0;            // attempts in link_users with at least one shared link
   std::vector<char> shared_cable;  // by cable: between two switches (compile_footprint(), made once)
   std::vector<int> link_scratch;   // by link number (Platform::link_count()): -1 between uses (job.cpp)
+  // A pace signature's bytes (pace_signature), kept between signatures: a large job's run to megabytes, and a string
+  // made anew for each grew by doubling, copying and faulting in fresh pages each time.
+  std::string signature_bytes;
   std::uint32_t mark_stamp = 0;                   // scratch for set_nominal(): each job checked once per change
   FlowCensus flows;  // the jobs' collective and checkpoint flows in flight (RunStats)
 
