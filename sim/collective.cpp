@@ -24,6 +24,10 @@ FlowGroup compile_group(const Platform& platform, const CommGroup& group) {
   // Transfers of one phase between the same two GPUs (the channels of a ring, the chains of trees) share the same
   // route and start together: one flow of their summed bytes (under max-min they would share the route equally).
   std::unordered_map<std::uint64_t, std::size_t> merged;
+  // The routes' slots asked of the cache first, all of them (a group sends between at most a few thousand pairs, whose
+  // lines stay cached until the loop below reads them): their cache misses overlap instead of coming one by one.
+  for (const std::vector<Transfer>& phase : group.phases)
+    for (const Transfer& t : phase) __builtin_prefetch(platform.gpu_route_entry(t.from, t.to));
   for (std::size_t p = 0; p < group.phases.size(); ++p)
     for (const Transfer& t : group.phases[p]) {
       const double bytes = group.bytes.value * t.share;
@@ -35,7 +39,8 @@ FlowGroup compile_group(const Platform& platform, const CommGroup& group) {
         continue;
       }
       merged.emplace(key, out.flows.size());
-      out.flows.push_back(make_flow(platform, platform.gpu(t.from), platform.gpu(t.to), bytes, static_cast<int>(p)));
+      out.flows.push_back(Flow{platform.gpu(t.from), platform.gpu(t.to), bytes, &platform.gpu_route(t.from, t.to),
+                               static_cast<int>(p), nullptr});
     }
   out.phases = std::max(1, static_cast<int>(group.phases.size()));
   out.latency = group.latency * group.calls;

@@ -67,6 +67,7 @@ struct Platform::Impl {
   const Topology& topo;
   TopologyZone* zone = nullptr;
   std::vector<sg4::Host*> gpus;                           // by global GPU index
+  std::vector<VertexId> gpu_vertex;                       // ... its vertex
   std::vector<VertexId> vertex_of_point;                  // by NetPoint::id() (its index in the zone)
   std::vector<std::array<sg4::Link*, 2>> links;           // by cable: [0] source->target, [1] target->source
   std::vector<std::array<int, 2>> link_ids;               // ... their numbers (Platform::link_count())
@@ -324,10 +325,12 @@ Platform::Platform(const Topology& topology) : impl_(std::make_unique<Impl>(topo
     p.vertex_of_point[point->id()] = v;
   }
   p.gpus.resize(topology.total_gpus());
+  p.gpu_vertex.resize(topology.total_gpus());
   for (int node = 0; node < static_cast<int>(topology.nodes().size()); ++node)
     for (int local = 0; local < topology.gpus_per_node(); ++local) {
-      auto* host = sg4::Host::by_name(g[topology.gpu_vertex(node, local)].name);
-      p.gpus[node * topology.gpus_per_node() + local] = host;
+      const VertexId v = topology.gpu_vertex(node, local);
+      p.gpus[node * topology.gpus_per_node() + local] = sg4::Host::by_name(g[v].name);
+      p.gpu_vertex[node * topology.gpus_per_node() + local] = v;
     }
 
   p.links.resize(topology.edges().size());
@@ -420,6 +423,14 @@ sg4::Host* Platform::mgmt() const { return impl_->mgmt; }
 
 const Route& Platform::route(const sg4::Host* from, const sg4::Host* to) const {
   return impl_->route_between(impl_->vertex(from), impl_->vertex(to));
+}
+const Route& Platform::gpu_route(int from_gpu, int to_gpu) const {
+  return impl_->route_between(impl_->gpu_vertex.at(from_gpu), impl_->gpu_vertex.at(to_gpu));
+}
+const void* Platform::gpu_route_entry(int from_gpu, int to_gpu) const {
+  const auto n = impl_->gpu_vertex.size();
+  if (static_cast<std::size_t>(from_gpu) >= n || static_cast<std::size_t>(to_gpu) >= n) return nullptr;
+  return impl_->index.home_entry(impl_->gpu_vertex[from_gpu], impl_->gpu_vertex[to_gpu]);
 }
 
 void Platform::cable_down(int cable) {

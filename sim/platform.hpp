@@ -64,6 +64,10 @@ class Platform {
   // The route SimGrid uses now from one GPU/storage host to another. The object for a pair lives as long as the
   // Platform; its content changes when cables go down or up (an equal-hop path avoiding down cables, if any).
   const Route& route(const simgrid::s4u::Host* from, const simgrid::s4u::Host* to) const;
+  // The same between two GPUs by global index, without going through their hosts; and where the pair's route is
+  // first looked for, for __builtin_prefetch (compile_group() looks up thousands in a row: their cache misses overlap).
+  const Route& gpu_route(int from_gpu, int to_gpu) const;
+  const void* gpu_route_entry(int from_gpu, int to_gpu) const;
 
   // Fault injection (call from an actor). Downs nest: a cable is up again when every cable_down() was matched by a
   // cable_up(). A down cable turns off both of its links; flows crossing it fail.

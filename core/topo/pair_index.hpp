@@ -44,6 +44,16 @@ class BasicPairIndex {
     return place(row, key).value;
   }
 
+  // Where the pair's slot is looked for first (nullptr where a or b is out of range or a's row is empty): a caller
+  // about to look up many pairs passes each to __builtin_prefetch before the lookups, so that their cache misses
+  // overlap. (A prefetch made in here would be lost: GCC 12 takes a void function whose only effect is a prefetch for
+  // one without effect, and deletes the calls.)
+  const void* home_entry(std::size_t a, std::size_t b) const {
+    if (a >= n_ || b >= n_) return nullptr;
+    const Row& row = rows_[a];
+    return row.table ? &row.table[home(static_cast<std::uint32_t>(b) + 1, row.mask)] : nullptr;
+  }
+
   // Every slot back to 0, rows' tables freed.
   void release() {
     for (Row& row : rows_) row = Row{};

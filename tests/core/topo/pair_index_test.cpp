@@ -88,3 +88,18 @@ TEST_CASE("pair index: agrees with a std::map over random pairs, rows dense and 
     CHECK(index.bytes() == 0);
   }
 }
+
+TEST_CASE("pair index: home_entry names the entry a lookup reads first, or none", "[unit]") {
+  PairIndex index(100);
+  CHECK(index.home_entry(3, 5) == nullptr);    // row 3 has no table yet
+  CHECK(index.home_entry(100, 5) == nullptr);  // out of range: no throw
+  CHECK(index.home_entry(3, 100) == nullptr);
+  index.slot(3, 5) = 7;
+  const auto* entry = static_cast<const char*>(index.home_entry(3, 5));
+  REQUIRE(entry != nullptr);
+  // The row's only pair sits in its home entry (no collision to probe past): its slot lies within that entry.
+  const auto* slot = reinterpret_cast<const char*>(&index.slot(3, 5));
+  CHECK(slot >= entry);
+  CHECK(slot < entry + 2 * sizeof(std::uint32_t));
+  CHECK(index.home_entry(4, 5) == nullptr);  // another row, still empty
+}
