@@ -53,9 +53,9 @@ namespace tt::sim {
 
 struct JobRun;
 
-// A pace signature (job.cpp) kept as its 128-bit XXH3 digest (xxHash): a 2,048-GPU job's signature runs to megabytes,
-// and a month of a fleet measures thousands. (Until 2026-12-07 two 64-bit digests, libstdc++'s std::hash and FNV-1a a
-// byte at a time: 2.5% of the 16,384-GPU month's CPU samples, against 0.15% now.)
+// A pace signature (pace_signature, job_parts.cpp) kept as its 128-bit XXH3 digest (xxHash): a 2,048-GPU job's
+// signature runs to megabytes, and a month of a fleet measures thousands. (Until 2026-12-07 two 64-bit digests,
+// libstdc++'s std::hash and FNV-1a a byte at a time: 2.5% of the 16,384-GPU month's CPU samples, against 0.15% now.)
 struct PaceKey {
   std::uint64_t a = 0, b = 0;
   static PaceKey of(std::string_view bytes);
@@ -109,7 +109,7 @@ struct World {
   long long step_reuses = 0;  // step parts timed from `step_times` instead of SimGrid
   int sharing = 0;            // attempts in link_users with at least one shared link
   std::vector<char> shared_cable;  // by cable: between two switches (compile_footprint(), made once)
-  std::vector<int> link_scratch;   // by link number (Platform::link_count()): -1 between uses (job.cpp)
+  std::vector<int> link_scratch;   // by link number (Platform::link_count()): -1 between uses (Renamer)
   // A pace signature's bytes (pace_signature), kept between signatures: a large job's run to megabytes, and a string
   // made anew for each grew by doubling, copying and faulting in fresh pages each time.
   std::string signature_bytes;
