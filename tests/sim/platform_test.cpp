@@ -34,6 +34,8 @@ TEST_CASE("sim: SimGrid routes have the hop count of Topology::path and spread o
       out.push_back({{"pair", {a, b}},
                      {"simgrid_hops", links.size()},
                      {"same_links", links == r.links},
+                     {"same_route_by_gpu", &p.gpu_route(a, b) == &r},  // one route object per pair, however asked
+                     {"entry_known", p.gpu_route_entry(a, b) != nullptr},  // the pair's row has its table now
                      {"topology_hops", path.size()},
                      {"latency", r.latency.value},
                      {"cables_latency", [&] {
@@ -52,17 +54,21 @@ TEST_CASE("sim: SimGrid routes have the hop count of Topology::path and spread o
           if (name.find("spine") != std::string::npos) spines_used.insert(name.substr(name.find("spine")));
         }
       }
-    return nlohmann::json{{"pairs", out}, {"spine_links", spines_used.size()}}.dump();
+    const bool off_range = p.gpu_route_entry(-1, 0) == nullptr && p.gpu_route_entry(0, 64) == nullptr;
+    return nlohmann::json{{"pairs", out}, {"spine_links", spines_used.size()}, {"no_entry_off_range", off_range}}.dump();
   }));
   for (const auto& pair : j["pairs"]) {
     INFO(pair.dump());
     CHECK(pair["simgrid_hops"] == pair["topology_hops"]);
     CHECK(pair["same_links"] == true);
+    CHECK(pair["same_route_by_gpu"] == true);
+    CHECK(pair["entry_known"] == true);
     // Ties may pick another fewest-hops path than Topology::path() (e.g. through a spine instead of NVLink), so the
     // latency is that of the route's own cables.
     CHECK(pair["latency"].get<double>() == Approx(pair["cables_latency"].get<double>()));
   }
   CHECK(j["spine_links"].get<int>() > 2);
+  CHECK(j["no_entry_off_range"] == true);  // a GPU index off the fabric: no entry, no throw
 }
 
 TEST_CASE("sim: a reservation leaves flows the rest of a link, at least a pair's share, all of it once given back",
