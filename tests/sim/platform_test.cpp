@@ -55,7 +55,8 @@ TEST_CASE("sim: SimGrid routes have the hop count of Topology::path and spread o
         }
       }
     const bool off_range = p.gpu_route_entry(-1, 0) == nullptr && p.gpu_route_entry(0, 64) == nullptr;
-    return nlohmann::json{{"pairs", out}, {"spine_links", spines_used.size()}, {"no_entry_off_range", off_range}}.dump();
+    return nlohmann::json{{"pairs", out}, {"spine_links", spines_used.size()}, {"no_entry_off_range", off_range}}
+        .dump();
   }));
   for (const auto& pair : j["pairs"]) {
     INFO(pair.dump());
