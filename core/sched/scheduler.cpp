@@ -74,6 +74,7 @@ void Scheduler::enqueue(int job, Seconds now, Seconds runtime, bool at_head) {
     auto& list = pending_[x.spec.queue];
     const Key k = key(job);
     list.insert(std::lower_bound(list.begin(), list.end(), k), k);
+    pending_all_.insert(std::lower_bound(pending_all_.begin(), pending_all_.end(), k), k);
   }
   ++pending_count_;
   const auto& t = x.spec.topology;
@@ -230,10 +231,37 @@ ScheduleResult Scheduler::schedule(Seconds now, ClusterState& cluster) {
       }
     }
   };
+  // Queues that score alike merge in Key order, pending_all_'s: the same visits, in the same order, without the heap.
+  // A queue's jobs from its first that would borrow on (borrowers[q] above) are those from cut[q] on.
+  std::vector<const Key*> cut(nq, nullptr);
+  auto walk = [&](bool borrowing_round) {
+    int open = 0;  // queues whose first round may still visit a job
+    for (int q = 0; q < nq; ++q) open += !pending_[q].empty();
+    for (const Key& k : pending_all_) {
+      const int q = k.queue;
+      if (borrowing_round ? !cut[q] || k < *cut[q] : cut[q] != nullptr) continue;
+      if (pass_over(k, q, !borrowing_round, p)) {
+        ++passed_over_;
+        continue;
+      }
+      if (!borrowing_round && would_borrow(k.job)) {
+        cut[q] = &k;  // the rest of the queue waits for the second round
+        if (--open == 0) return;
+        continue;
+      }
+      examine(k.job, p);
+    }
+  };
+  const bool alike = std::all_of(score.begin(), score.end(), [&](double x) { return x == score.front(); });
   in_pass_ = true;
   pass_started_in_.assign(nq, 0);
-  merge(false);
-  merge(true);
+  if (alike) {
+    walk(false);
+    walk(true);
+  } else {
+    merge(false);
+    merge(true);
+  }
   in_pass_ = false;
   settle_pending();
   set_shadow(false, p);
@@ -242,14 +270,20 @@ ScheduleResult Scheduler::schedule(Seconds now, ClusterState& cluster) {
 }
 
 void Scheduler::settle_pending() {
+  auto started = [&](const Key& k) { return jobs_[k.job].state != State::Pending; };
+  bool any = false;
   for (std::size_t q = 0; q < pending_.size(); ++q)
-    if (pass_started_in_[q])
-      std::erase_if(pending_[q], [&](const Key& k) { return jobs_[k.job].state != State::Pending; });
+    if (pass_started_in_[q]) {
+      std::erase_if(pending_[q], started);
+      any = true;
+    }
+  if (any) std::erase_if(pending_all_, started);
   if (pass_enqueued_.empty()) return;
   std::sort(pass_enqueued_.begin(), pass_enqueued_.end());
   for (const Key& k : pass_enqueued_) {
-    auto& list = pending_[jobs_[k.job].spec.queue];
+    auto& list = pending_[k.queue];
     list.insert(std::lower_bound(list.begin(), list.end(), k), k);
+    pending_all_.insert(std::lower_bound(pending_all_.begin(), pending_all_.end(), k), k);
   }
   pass_enqueued_.clear();
 }

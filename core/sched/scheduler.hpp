@@ -182,6 +182,7 @@ class Scheduler {
     int gpus;
     std::int64_t order;
     int job;
+    int queue;
     Seconds enqueued;
     bool operator<(const Key& o) const {
       if (neg_priority != o.neg_priority) return neg_priority < o.neg_priority;
@@ -194,7 +195,7 @@ class Scheduler {
 
   Key key(int job) const {
     const Job& x = jobs_[job];
-    return {-x.spec.priority, x.spec.gpus, x.order, job, x.enqueued};
+    return {-x.spec.priority, x.spec.gpus, x.order, job, x.spec.queue, x.enqueued};
   }
   bool pass_over(const Key& k, int queue, bool first_round, Pass& p);
   // Gives a waiting job its reason at `now`, closing the interval of the kind it had; true when the change is one to
@@ -301,6 +302,9 @@ class Scheduler {
   // Per queue, in order. A pass reads them by index, so they hold still while it runs: a job it starts stays listed
   // (not Pending any more) and jobs it preempts are enqueued into pass_enqueued_; both are settled as it ends.
   std::vector<std::vector<Key>> pending_;
+  // Every queue's, merged in Key order: the order of a pass when the queues' scores are alike (PriorityFifo, or fair
+  // share at equal usage), which then walks it instead of merging the queues' lists through a heap. Kept as pending_.
+  std::vector<Key> pending_all_;
   std::vector<Key> pass_enqueued_;
   std::vector<char> pass_started_in_;  // per queue: a job of it started in this pass
   bool in_pass_ = false;
