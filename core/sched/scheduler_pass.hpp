@@ -1,5 +1,5 @@
-// The Scheduler's per-pass state and search buffers, shared by its two source files (scheduler.cpp: the pass;
-// scheduler_preempt.cpp: the preemption search). Private to core/sched.
+// The Scheduler's per-pass state and search buffers, shared by the source files that use them (scheduler.cpp: the pass;
+// scheduler_preempt.cpp: the preemption search; scheduler_reasons.cpp: a waiting job's reason). Private to core/sched.
 #pragma once
 
 #include <climits>
