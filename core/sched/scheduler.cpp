@@ -173,13 +173,12 @@ ScheduleResult Scheduler::schedule(Seconds now, ClusterState& cluster) {
   std::vector<double> score(nq);
   for (int q = 0; q < nq; ++q) score[q] = ordering_->queue_score(q, decayed_, nominal_);
   struct Head {
-    const Key* it;
+    const Key* it;  // the queue's job at `index`; its queue is it->queue
     std::size_t index;
-    int queue;
   };
   auto later = [&](const Head& a, const Head& b) {  // heap: the earliest on top
     if (a.it->neg_priority != b.it->neg_priority) return a.it->neg_priority > b.it->neg_priority;
-    if (score[a.queue] != score[b.queue]) return score[a.queue] > score[b.queue];
+    if (score[a.it->queue] != score[b.it->queue]) return score[a.it->queue] > score[b.it->queue];
     if (a.it->order != b.it->order) return a.it->order > b.it->order;
     return a.it->job > b.it->job;
   };
@@ -193,22 +192,23 @@ ScheduleResult Scheduler::schedule(Seconds now, ClusterState& cluster) {
     heap.clear();
     for (int q = 0; q < nq; ++q) {
       const std::size_t first = borrowing_round ? borrowers[q] : 0;
-      if (first < pending_[q].size()) heap.push_back({&pending_[q][first], first, q});
+      if (first < pending_[q].size()) heap.push_back({&pending_[q][first], first});
     }
     std::make_heap(heap.begin(), heap.end(), later);
     while (!heap.empty()) {
       std::pop_heap(heap.begin(), heap.end(), later);
       Head h = heap.back();
       heap.pop_back();
-      if (pass_over(*h.it, h.queue, !borrowing_round, p)) {
+      const int q = h.it->queue;
+      if (pass_over(*h.it, !borrowing_round, p)) {
         // Nothing to do for it, nor for the jobs of its queue after it that are as quiet and come before any other
         // queue's next job (one examined between could lower the usage with a preemption).
         ++passed_over_;
-        const auto& list = pending_[h.queue];
-        Head next{nullptr, h.index + 1, h.queue};
+        const auto& list = pending_[q];
+        Head next{nullptr, h.index + 1};
         for (; next.index < list.size(); ++next.index) {
           next.it = &list[next.index];
-          if ((!heap.empty() && later(next, heap.front())) || !pass_over(*next.it, h.queue, !borrowing_round, p))
+          if ((!heap.empty() && later(next, heap.front())) || !pass_over(*next.it, !borrowing_round, p))
             break;
           ++passed_over_;
         }
@@ -220,12 +220,12 @@ ScheduleResult Scheduler::schedule(Seconds now, ClusterState& cluster) {
       }
       const int job = h.it->job;
       if (!borrowing_round && would_borrow(job)) {
-        borrowers[h.queue] = h.index;  // the rest of the queue waits for the second round
+        borrowers[q] = h.index;  // the rest of the queue waits for the second round
         continue;
       }
       examine(job, p);
-      if (++h.index < pending_[h.queue].size()) {
-        h.it = &pending_[h.queue][h.index];
+      if (++h.index < pending_[q].size()) {
+        h.it = &pending_[q][h.index];
         heap.push_back(h);
         std::push_heap(heap.begin(), heap.end(), later);
       }
@@ -240,7 +240,7 @@ ScheduleResult Scheduler::schedule(Seconds now, ClusterState& cluster) {
     for (const Key& k : pending_all_) {
       const int q = k.queue;
       if (borrowing_round ? !cut[q] || k < *cut[q] : cut[q] != nullptr) continue;
-      if (pass_over(k, q, !borrowing_round, p)) {
+      if (pass_over(k, !borrowing_round, p)) {
         ++passed_over_;
         continue;
       }

@@ -197,7 +197,7 @@ class Scheduler {
     const Job& x = jobs_[job];
     return {-x.spec.priority, x.spec.gpus, x.order, job, x.spec.queue, x.enqueued};
   }
-  bool pass_over(const Key& k, int queue, bool first_round, Pass& p);
+  bool pass_over(const Key& k, bool first_round, Pass& p);  // of k's queue (Key::queue)
   // Gives a waiting job its reason at `now`, closing the interval of the kind it had; true when the change is one to
   // report (ScheduleResult::Wait).
   bool set_reason(Job& x, const PendingReason& why, Seconds now);

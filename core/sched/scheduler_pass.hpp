@@ -61,7 +61,8 @@ struct Scheduler::Scratch {
 // The second sets the backfill shadow for the job as examine would first (where it is on decides which GPUs later
 // jobs are placed on); examine sets it the same way if the job is examined after all. reason() gives a job passed
 // over the figures examine would have given it. Inline: a pass asks it of every waiting job it passes.
-inline bool Scheduler::pass_over(const Key& k, int q, bool first_round, Pass& p) {
+inline bool Scheduler::pass_over(const Key& k, bool first_round, Pass& p) {
+  const int q = k.queue;
   const char quiet = quiet_[static_cast<std::size_t>(k.job)];
   if (!quiet || examine_all_) return false;
   const Pass::QueueFacts& f = p.facts[static_cast<std::size_t>(q)];
