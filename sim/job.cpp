@@ -234,6 +234,7 @@ class JobActor {
                 const bool again = r_.iteration_time > 0;
                 r_.peak = std::move(peak);
                 r_.busy = std::move(busy);
+                r_.forget_drift();
                 r_.iteration_time = p.time;
                 w_.set_nominal(r_, p.time, /*notify=*/!again);
                 w_.post(JobProgress{l_.job, l_.attempt, r_.iterations, Seconds(p.time)});
@@ -265,6 +266,7 @@ class JobActor {
         const double t = (now() - t0) / static_cast<double>(k);
         r_.iteration_time = t;
         for (double& b : r_.busy) b /= now() - t0;  // a share of the measured time
+        r_.forget_drift();
         if (shared && !r_.dirty && !r_.overlapped && r_.busy.size() == r_.shared.size() && w_.has_room(r_, r_.peak)) {
           World::SharedPace p{t, std::vector<double>(r_.shared.size()), std::vector<double>(r_.shared.size())};
           for (std::size_t i = 0; i < r_.shared.size(); ++i) {
@@ -321,6 +323,7 @@ class JobActor {
       r_.peak[i] = std::max(r_.peak[i], used[i]);
       if (used[i] > 0) r_.busy[i] += duration;
     }
+    r_.forget_drift();
   }
 
   void iteration() {

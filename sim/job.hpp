@@ -83,6 +83,16 @@ struct JobRun {
   bool measuring = false;                  // running iterations explicitly (World::link_measuring)
   bool overlapped = false;                 // ... next to another attempt measuring over one of its shared links
   double nominal_t = 0;                    // the pace its nominal load is counted at; 0: none
+  // World::drifted() found no drift on any shared link, and since then only the links at these indices (in `shared`)
+  // changed load, with the platform's capacity_changes() at `drift_capacity`.
+  bool drift_clear = false;
+  std::vector<int> drift_pending;
+  std::uint64_t drift_capacity = 0;
+  // What drifted() last found no longer holds: the attempt's own figures (pace, seen, peaks, busy shares) changed.
+  void forget_drift() {
+    drift_clear = false;
+    drift_pending.clear();
+  }
   bool joined = false;                     // in World::link_users
   std::uint32_t mark = 0;                  // World::set_nominal() scratch
   bool dirty = true;                       // a change that may alter its pace happened since it last measured

@@ -103,6 +103,7 @@ struct Platform::Impl {
   std::vector<int> pairs;                                 // ... for how many GPU pairs
   std::vector<std::uint64_t> touched;                     // by link number: the reserve() call that last touched it
   std::uint64_t touch = 0;                                // reserve() calls of several links
+  std::uint64_t capacity_changes = 0;                     // values of `capacity` changed (Platform::capacity_changes)
   sg4::Host* storage = nullptr;
   sg4::Host* mgmt = nullptr;
   std::uint64_t generation = 0;                           // bumped when a cable changes state
@@ -265,7 +266,7 @@ struct Platform::Impl {
     if (slot < 0) {
       links[cable][dir]->set_bandwidth(left_on(link));
       bandwidth[id] = links[cable][dir]->get_bandwidth();
-      capacity[id] = nominal_of(cable);
+      set_capacity(id, nominal_of(cable));
       return;
     }
     const BondState& b = bonds[static_cast<std::size_t>(slot)];
@@ -275,7 +276,12 @@ struct Platform::Impl {
     for (const double nominal : b.nominal) whole += nominal;
     links[cable][dir]->set_bandwidth(sum);
     bandwidth[id] = links[cable][dir]->get_bandwidth();
-    capacity[id] = whole;
+    set_capacity(id, whole);
+  }
+  void set_capacity(std::size_t id, double value) {
+    if (capacity[id] == value) return;
+    capacity[id] = value;
+    ++capacity_changes;
   }
 
   // A bond is on while one of its members is up.
@@ -496,6 +502,7 @@ bool Platform::routes_stay_on_end_nodes() const {
          (gen == "rail-optimized" || gen == "nvlink-rack" || gen == "leaf-spine" || gen == "single-node");
 }
 double Platform::capacity(int link_id) const { return impl_->capacity[static_cast<std::size_t>(link_id)]; }
+std::uint64_t Platform::capacity_changes() const { return impl_->capacity_changes; }
 bool Platform::link_is_on(int link_id) const { return impl_->link_on[static_cast<std::size_t>(link_id)] != 0; }
 
 std::vector<int> Platform::node_cables(int node) const {

@@ -100,6 +100,7 @@ class Platform {
   // ... and what it would be with nothing reserved on it: its cable's (or its bond's members that are up) bandwidth
   // times the cables' factors.
   double capacity(int link_id) const;
+  std::uint64_t capacity_changes() const;  // changes whenever a link's capacity does (faults, bandwidth factors)
   bool link_is_on(int link_id) const;
   // Whether every route stays off the GPUs and NVSwitches of nodes other than its two ends' (so a cable at a GPU
   // carries only routes from or to its node). True of the generated one-site fabrics (rail-optimized, nvlink-rack,

@@ -42,7 +42,8 @@ void World::join(JobRun& r) {
   if (r.joined) return;
   r.joined = true;
   if (!r.shared.empty()) ++sharing;
-  for (int l : r.shared) link_users[l].push_back(&r);
+  for (std::size_t i = 0; i < r.shared.size(); ++i) link_users[r.shared[i]].push_back({&r, static_cast<int>(i)});
+  r.forget_drift();
 }
 
 void World::leave(JobRun& r) {
@@ -52,8 +53,9 @@ void World::leave(JobRun& r) {
   if (!r.shared.empty()) --sharing;
   for (int l : r.shared) {
     auto& users = link_users[l];
-    users.erase(std::find(users.begin(), users.end(), &r));
+    users.erase(std::find_if(users.begin(), users.end(), [&](const LinkUser& u) { return u.run == &r; }));
   }
+  r.forget_drift();
 }
 
 void World::snapshot_seen(JobRun& r) {
@@ -61,6 +63,7 @@ void World::snapshot_seen(JobRun& r) {
   r.busy.clear();
   r.seen.resize(r.shared.size());
   for (std::size_t i = 0; i < r.shared.size(); ++i) r.seen[i] = others_on(r, i);
+  r.forget_drift();
 }
 
 double World::others_on(const JobRun& r, std::size_t i) const {
@@ -99,25 +102,46 @@ void World::measuring(JobRun& r, bool on) {
   if (on) r.overlapped = false;
   for (int l : r.shared) {
     if (on && link_measuring[l] > 0)
-      for (JobRun* o : link_users[l])
-        if (o != &r && o->measuring) o->overlapped = r.overlapped = true;
+      for (const LinkUser& u : link_users[l])
+        if (u.run != &r && u.run->measuring) u.run->overlapped = r.overlapped = true;
     link_measuring[l] += on ? 1 : -1;
   }
 }
 
-bool World::drifted(const JobRun& o) const {
-  const double threshold = scenario.sim.remeasure_threshold;
+bool World::drifted_on(const JobRun& o, std::size_t i) const {
+  const double others = others_on(o, i);
+  const double left = platform.capacity(o.shared[i]) - std::max(others, o.seen[i]);
+  // Its flows there never needed more than this, before or after: the link does not bind it.
+  if (i < o.peak.size() && kPeakMargin * o.peak[i] <= left) return false;
+  if (left <= 0) return true;
+  // Only the steps crossing the link slow down, by at most the relative change of what is left to the job there.
+  const double share = i < o.busy.size() ? o.busy[i] : 1.0;
+  return share * std::abs(others - o.seen[i]) > scenario.sim.remeasure_threshold * left;
+}
+
+bool World::drifted(JobRun& o) {
   if (o.seen.size() != o.shared.size()) return false;  // it has not measured yet: it will see the load as it is
-  for (std::size_t i = 0; i < o.shared.size(); ++i) {
-    const double others = others_on(o, i);
-    const double left = platform.capacity(o.shared[i]) - std::max(others, o.seen[i]);
-    // Its flows there never needed more than this, before or after: the link does not bind it.
-    if (i < o.peak.size() && kPeakMargin * o.peak[i] <= left) continue;
-    if (left <= 0) return true;
-    // Only the steps crossing the link slow down, by at most the relative change of what is left to the job there.
-    const double share = i < o.busy.size() ? o.busy[i] : 1.0;
-    if (share * std::abs(others - o.seen[i]) > threshold * left) return true;
+  // Each link's answer depends on its load and capacity and on the job's own figures: with those figures and the
+  // capacities as they were, only the links whose load changed since the last answer of no can answer otherwise now.
+  if (o.drift_clear && o.drift_capacity == platform.capacity_changes()) {
+    bool drift = false;
+    for (int i : o.drift_pending)
+      if (drifted_on(o, static_cast<std::size_t>(i))) {
+        drift = true;
+        break;
+      }
+    o.drift_pending.clear();
+    if (drift) o.drift_clear = false;
+    return drift;
   }
+  for (std::size_t i = 0; i < o.shared.size(); ++i)
+    if (drifted_on(o, i)) {
+      o.forget_drift();
+      return true;
+    }
+  o.drift_clear = true;
+  o.drift_pending.clear();
+  o.drift_capacity = platform.capacity_changes();
   return false;
 }
 
@@ -127,17 +151,29 @@ void World::set_nominal(JobRun& r, double t, bool notify) {
     return;
   }
   ++epoch;
-  for (std::size_t i = 0; i < r.shared.size(); ++i)
-    link_load[r.shared[i]] +=
-        (t > 0 ? r.shared_bytes[i] / t : 0) - (r.nominal_t > 0 ? r.shared_bytes[i] / r.nominal_t : 0);
+  for (std::size_t i = 0; i < r.shared.size(); ++i) {
+    const int l = r.shared[i];
+    link_load[l] += (t > 0 ? r.shared_bytes[i] / t : 0) - (r.nominal_t > 0 ? r.shared_bytes[i] / r.nominal_t : 0);
+    for (const LinkUser& u : link_users[l]) {  // their next drifted() looks at this link again
+      JobRun& o = *u.run;
+      if (&o == &r || !o.drift_clear) continue;
+      if (o.drift_pending.size() < o.shared.size()) {
+        o.drift_pending.push_back(u.index);
+      } else {
+        o.forget_drift();  // links changed more often than it has links: the whole check is as cheap
+      }
+    }
+  }
   r.nominal_t = t;
+  r.forget_drift();  // its own load is counted out of the others' at the new pace
   if (!notify) return;
   ++mark_stamp;
   for (int l : r.shared)
-    for (JobRun* o : link_users[l]) {
-      if (o == &r || o->mark == mark_stamp) continue;
-      o->mark = mark_stamp;
-      if (!o->dirty && drifted(*o)) wake(*o);
+    for (const LinkUser& u : link_users[l]) {
+      JobRun& o = *u.run;
+      if (&o == &r || o.mark == mark_stamp) continue;
+      o.mark = mark_stamp;
+      if (!o.dirty && drifted(o)) wake(o);
     }
 }
 

@@ -87,7 +87,11 @@ struct World {
   long long remeasurements = 0;  // ... by an attempt that had measured before
   long long pace_reuses = 0;   // paces taken from `paces` instead
   std::vector<double> link_load;                 // by SimGrid link (JobRun::shared): nominal bytes/s
-  std::vector<std::vector<JobRun*>> link_users;  // attempts whose iteration flows cross each
+  struct LinkUser {
+    JobRun* run;
+    int index;  // the link's index in its JobRun::shared
+  };
+  std::vector<std::vector<LinkUser>> link_users;  // attempts whose iteration flows cross each
   std::unordered_map<PaceKey, double, PaceKeyHash> paces;  // iteration time of lone jobs by signature (job.cpp)
   // A job that crosses shared links but is bound by none of them runs as if alone on its cables: its pace, and its
   // flows' peak and busy share on each shared link (JobRun::peak, busy; by JobRun::shared_order), by signature (made
@@ -130,8 +134,11 @@ struct World {
   // with `notify`, wakes the jobs sharing its links that drifted (see above).
   void set_nominal(JobRun& r, double t, bool notify = true);
   // Whether the others' nominal load on the attempt's shared links moved, since it last measured, enough that its pace
-  // could have moved by more than `sim.remeasure_threshold` (the rule above).
-  bool drifted(const JobRun& r) const;
+  // could have moved by more than `sim.remeasure_threshold` (the rule above). After an answer of no, it looks again
+  // only at the links whose load changed since (JobRun::drift_clear), not at every one of its shared links: a
+  // neighbour's new pace is checked against the links the two share.
+  bool drifted(JobRun& r);
+  bool drifted_on(const JobRun& r, std::size_t i) const;  // ... on its shared link i alone
   // The share of its average load that an attempt fast-forwarding at `t` seconds per iteration sets aside on its shared
   // link i (JobRun::shared) for the others: it sends there only in the steps that cross it, a share p of its time
   // (JobRun::busy), at its average rate / p. A job measuring beside it gets during a burst what max-min sharing leaves
