@@ -34,6 +34,7 @@ Scheduler::Scheduler(const std::vector<QueueSpec>& queues, const SchedulerOption
   quiet_.assign(jobs.size(), 0);
   runtime_.assign(jobs.size(), Seconds(0));
   figures_at_.assign(jobs.size(), kExamined);
+  started_in_pass_.assign(jobs.size(), 0);
   victims_of_.resize(jobs.size());
   searched_.assign(jobs.size(), 0);
   borrow_stamp_.assign(queues.size(), 0);
@@ -270,7 +271,11 @@ ScheduleResult Scheduler::schedule(Seconds now, ClusterState& cluster) {
 }
 
 void Scheduler::settle_pending() {
-  auto started = [&](const Key& k) { return jobs_[k.job].state != State::Pending; };
+  // A listed job that is not Pending any more started in this pass (only start() takes a job out of Pending, and a
+  // pass starts with every listed job Pending): the flag, a byte per job, spares reading every listed job's record.
+  auto started = [&](const Key& k) {
+    return started_in_pass_[static_cast<std::size_t>(k.job)] && jobs_[k.job].state != State::Pending;
+  };
   bool any = false;
   for (std::size_t q = 0; q < pending_.size(); ++q)
     if (pass_started_in_[q]) {
@@ -278,6 +283,8 @@ void Scheduler::settle_pending() {
       any = true;
     }
   if (any) std::erase_if(pending_all_, started);
+  for (int job : pass_started_) started_in_pass_[static_cast<std::size_t>(job)] = 0;
+  pass_started_.clear();
   if (pass_enqueued_.empty()) return;
   std::sort(pass_enqueued_.begin(), pass_enqueued_.end());
   for (const Key& k : pass_enqueued_) {
@@ -431,6 +438,8 @@ void Scheduler::start(int job, std::vector<int> gpus, Pass& p) {
   charge(q, x.spec.gpus);
   if (quota_.borrowing(usage_, q)) borrow_stamp_[q] = ++stamp_;  // more of it to reclaim
   pass_started_in_[q] = 1;  // still listed until the pass ends (settle_pending)
+  started_in_pass_[static_cast<std::size_t>(job)] = 1;
+  pass_started_.push_back(job);
   --pending_count_;
   if (x.spec.topology.max_wait) relax_.erase({x.enqueued + *x.spec.topology.max_wait, job});
   x.state = State::Running;

@@ -307,6 +307,8 @@ class Scheduler {
   std::vector<Key> pending_all_;
   std::vector<Key> pass_enqueued_;
   std::vector<char> pass_started_in_;  // per queue: a job of it started in this pass
+  std::vector<char> started_in_pass_;  // per job: it started in this pass (settle_pending)
+  std::vector<int> pass_started_;      // ... those jobs
   bool in_pass_ = false;
   std::vector<std::map<int, RunningList>> running_in_;  // per queue: priority -> its running jobs
   std::vector<std::map<int, int>> running_gpus_;                 // per queue: priority -> GPUs held

@@ -21,7 +21,13 @@ std::string Scheduler::audit(Seconds now, const ClusterState& cluster) const {
     else if (x.reason.kind == WaitKind::Fragmentation)
       quiet = 5;
     if (x.state == State::Pending && quiet_[j] != quiet) return "job " + std::to_string(j) + ": quiet_ stale";
+    if (started_in_pass_[j]) return "job " + std::to_string(j) + ": marked started after its pass";
   }
+  for (const auto& list : pending_)
+    for (const Key& k : list)
+      if (jobs_[k.job].state != State::Pending) return "job " + std::to_string(k.job) + ": listed, not pending";
+  for (const Key& k : pending_all_)
+    if (jobs_[k.job].state != State::Pending) return "job " + std::to_string(k.job) + ": listed in all, not pending";
   const Seconds exempt = options_.preemption_exempt_time;
   std::vector<std::vector<int>> held;  // per list bit: GPUs per node
   for (const auto& by_priority : running_in_)
