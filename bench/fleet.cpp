@@ -5,7 +5,8 @@
 // rate and storage bandwidth scaled together; --scale 2 and 4 for 8,192 and 16,384 GPUs), each simulation in its own
 // process, and prints wall seconds, peak RSS, simulated seconds per wall second, SimGrid activities, controller
 // events, jobs, failures, paces measured and reused, scheduler passes, pending jobs examined and passed over,
-// decisions (and how many are a waiting job's new reason), routes kept, and how wall time grows with size.
+// decisions (and how many are a waiting job's new reason), routes kept, shared links the fast-forward drift rule
+// looked at, and how wall time grows with size.
 // The fabric is the same kind at every size: groups of 32 nodes, each rail leaf with 32 uplinks at the NIC's 400 Gb/s
 // to 32 spines (1:1). Until 2026-12-03 the spines grew with the fleet (32 x scale) over the same leaf uplink capacity,
 // so at 8,192 GPUs a leaf-spine cable carried half a NIC's rate and at 16,384 a quarter: every job across groups was
@@ -183,6 +184,7 @@ std::string run_one(double scale, const Options& o) {
               {"pace_reuses", stats.pace_reuses},
               {"shared_pace_reuses", stats.shared_pace_reuses},
               {"step_reuses", stats.step_reuses},
+              {"drift_link_checks", stats.drift_link_checks},
               {"peak_flows", stats.peak_flows},
               {"routes", stats.routes},
               {"route_index_bytes", stats.route_index_bytes},
@@ -278,7 +280,7 @@ int main(int argc, char** argv) {
             "flows\n"
             "          %8lld scheduler passes  %10lld examinations + %8lld reasons changed on the counts (%10lld "
             "waiting jobs passed over)  %8lld decisions (%8lld pending)  %8lld routes  launches over %.2f leaf groups "
-            "(GPU-weighted)\n",
+            "(GPU-weighted)  %10lld links checked by the drift rule\n",
             scale, r["gpus"].get<int>(), r["jobs"].get<int>(), r["jobs_finished"].get<int>(), r["failures"].get<int>(),
             r["wall_s"].get<double>(), r["cpu_s"].get<double>(), r["peak_rss_mib"].get<double>(),
             r["speedup"].get<double>(),
@@ -288,7 +290,8 @@ int main(int argc, char** argv) {
             r["peak_flows"].get<long long>(), r["scheduler_passes"].get<long long>(),
             r["scheduler_examinations"].get<long long>(), r["scheduler_reason_changes"].get<long long>(),
             r["scheduler_passed_over"].get<long long>(), r["decisions"].get<long long>(),
-            r["pending_decisions"].get<long long>(), r["routes"].get<long long>(), r["launch_groups"].get<double>());
+            r["pending_decisions"].get<long long>(), r["routes"].get<long long>(), r["launch_groups"].get<double>(),
+            r["drift_link_checks"].get<long long>());
       std::fflush(stdout);
     }
   if (o.repeat > 1 && !o.json)

@@ -200,6 +200,7 @@ RunStats run(const Scenario& scenario, Controller& controller, const RunOptions&
   stats.pace_reuses = world.pace_reuses;
   stats.shared_pace_reuses = world.shared_pace_reuses;
   stats.step_reuses = world.step_reuses;
+  stats.drift_link_checks = world.drift_link_checks;
   stats.cluster_changes = static_cast<long long>(world.epoch);
   stats.peak_flows = world.flows.peak;
   stats.routes = session.platform().routes_kept();

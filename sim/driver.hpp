@@ -27,6 +27,7 @@ struct RunStats {
   long long pace_reuses = 0;         // paces of lone jobs reused from an identical signature instead
   long long shared_pace_reuses = 0;  // paces of jobs crossing shared links with room on each (World::shared_paces)
   long long step_reuses = 0;         // steps crossing no shared link timed from an identical signature instead
+  long long drift_link_checks = 0;   // shared links the drift rule looked at (World::drifted)
   long long peak_flows = 0;          // most jobs' flows in flight at once
   long long routes = 0;              // host pairs whose route was looked up (Platform::routes_kept)
   long long route_index_bytes = 0;   // ... and the bytes of the index that finds them

@@ -126,7 +126,7 @@ bool World::drifted(JobRun& o) {
   if (o.drift_clear && o.drift_capacity == platform.capacity_changes()) {
     bool drift = false;
     for (int i : o.drift_pending)
-      if (drifted_on(o, static_cast<std::size_t>(i))) {
+      if (++drift_link_checks, drifted_on(o, static_cast<std::size_t>(i))) {
         drift = true;
         break;
       }
@@ -135,7 +135,7 @@ bool World::drifted(JobRun& o) {
     return drift;
   }
   for (std::size_t i = 0; i < o.shared.size(); ++i)
-    if (drifted_on(o, i)) {
+    if (++drift_link_checks, drifted_on(o, i)) {
       o.forget_drift();
       return true;
     }

@@ -111,6 +111,7 @@ struct World {
   };
   std::unordered_map<std::string, PartTime> step_times;  // a step part's measurement by signature (job.hpp)
   long long step_reuses = 0;  // step parts timed from `step_times` instead of SimGrid
+  long long drift_link_checks = 0;  // shared links drifted() looked at (drifted_on)
   int sharing = 0;            // attempts in link_users with at least one shared link
   std::vector<char> shared_cable;  // by cable: between two switches (compile_footprint(), made once)
   std::vector<int> link_scratch;   // by link number (Platform::link_count()): -1 between uses (Renamer)
